@@ -1,0 +1,239 @@
+package io.lakesink.changelog;
+
+import io.lakesink.config.Subscription;
+import io.lakesink.delivery.DeliveryState;
+import io.lakesink.delivery.FlushHook;
+import io.lakesink.delivery.FlushPolicy;
+import io.lakesink.delivery.FlushStep;
+import io.lakesink.delivery.SourcePartition;
+import io.lakesink.delivery.TableDelivery;
+import io.lakesink.delta.AppendRequest;
+import io.lakesink.delta.CommitErrors;
+import io.lakesink.delta.DeltaTable;
+import io.lakesink.error.ErrorKind;
+import io.lakesink.error.Errors;
+import io.lakesink.error.RetryableException;
+import io.lakesink.error.SourcePosition;
+import io.lakesink.error.TableFailureException;
+import io.lakesink.event.ChangeEvent;
+import io.lakesink.event.Column;
+import java.time.Clock;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Changelog delivery: every change appended to {@code <table>_APPEND}, one Delta commit per
+ * flush carrying the next offset of every partition it covers.
+ *
+ * <p>Exactly once rests on one rule: an event is written only if its offset is at or past what
+ * the table's log stores for its partition. Buffers are filtered against the log before every
+ * retry, so an ambiguous commit that actually landed is never written twice.
+ */
+public final class ChangelogDelivery implements TableDelivery {
+  private static final Logger log = LoggerFactory.getLogger(ChangelogDelivery.class);
+  static final int MAX_ATTEMPTS = 6;
+
+  private final Subscription subscription;
+  private final DeltaTable table;
+  private final FlushPolicy policy;
+  private final FlushHook hook;
+  private final Clock clock;
+  private final Backoff backoff;
+
+  private final List<ChangeEvent> buffer = new ArrayList<>();
+  private long bufferedBytes;
+  private long oldestMillis;
+  /** Next offset to read per partition, for everything buffered or skipped since the last commit. */
+  private final Map<SourcePartition, Long> pending = new LinkedHashMap<>();
+  private DeliveryState state = new DeliveryState.Healthy();
+
+  /** Sleeps between commit attempts; tests pass one that records instead of sleeping. */
+  @FunctionalInterface
+  public interface Backoff {
+    Backoff SLEEP = millis -> Thread.sleep(millis);
+
+    void pause(long millis) throws InterruptedException;
+  }
+
+  public ChangelogDelivery(
+      Subscription subscription, DeltaTable table, FlushPolicy policy, FlushHook hook, Clock clock, Backoff backoff) {
+    this.subscription = subscription;
+    this.table = table;
+    this.policy = policy;
+    this.hook = hook;
+    this.clock = clock;
+    this.backoff = backoff;
+  }
+
+  @Override
+  public Subscription subscription() {
+    return subscription;
+  }
+
+  @Override
+  public String tableName() {
+    return subscription.targetTable();
+  }
+
+  @Override
+  public Map<SourcePartition, Long> storedOffsets(Collection<SourcePartition> partitions) {
+    Map<String, SourcePartition> byId = new HashMap<>();
+    partitions.forEach(p -> byId.put(p.applicationId(), p));
+    Map<SourcePartition, Long> result = new HashMap<>();
+    table.refresh();
+    table.transactionVersions(byId.keySet()).forEach((id, v) -> result.put(byId.get(id), v));
+    return result;
+  }
+
+  @Override
+  public void accept(ChangeEvent event) {
+    if (buffer.isEmpty()) {
+      oldestMillis = clock.millis();
+    }
+    buffer.add(event);
+    bufferedBytes += event.sizeBytes();
+    advance(event.position());
+  }
+
+  @Override
+  public void skip(SourcePosition position) {
+    advance(position);
+  }
+
+  private void advance(SourcePosition p) {
+    pending.merge(new SourcePartition(p.topic(), p.partition()), p.offset() + 1, Math::max);
+  }
+
+  @Override
+  public boolean flushDue(long nowMillis) {
+    return state.healthy() && policy.due(buffer.size(), bufferedBytes, oldestMillis, nowMillis);
+  }
+
+  @Override
+  public Map<SourcePartition, Long> flush() {
+    if (!state.healthy() || buffer.isEmpty()) {
+      // Skipped positions alone (tombstones) ride along with the next commit: re-reading a
+      // tombstone after a restart is harmless, an empty commit per tombstone is not.
+      return Map.of();
+    }
+    Throwable last = null;
+    for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      try {
+        return attemptFlush();
+      } catch (TableFailureException e) {
+        fail(e);
+        throw e;
+      } catch (RuntimeException e) {
+        if (CommitErrors.classify(e) != ErrorKind.RETRYABLE) {
+          TableFailureException failure =
+              new TableFailureException("Writing table " + tableName() + " failed: " + e.getMessage(), null, e);
+          fail(failure);
+          throw failure;
+        }
+        last = e;
+        log.warn("Flush of {} failed (attempt {}/{}), retrying: {}", tableName(), attempt, MAX_ATTEMPTS, e.toString());
+        table.refresh();
+        dropCommitted();
+        if (buffer.isEmpty()) {
+          // An earlier attempt whose outcome was unknown did land: nothing left to write.
+          return committedNow();
+        }
+        pause(100L << Math.min(attempt, 7));
+      }
+    }
+    throw new RetryableException(
+        "Flush of " + tableName() + " still failing after " + MAX_ATTEMPTS + " attempts; buffered rows are kept and retried", last);
+  }
+
+  private Map<SourcePartition, Long> attemptFlush() {
+    hook.at(tableName(), FlushStep.BEFORE_WRITE);
+    LocalDate today = LocalDate.ofInstant(clock.instant(), ZoneOffset.UTC);
+    List<Column> existing = table.columns().orElse(List.of());
+    ChangelogRows rows = new ChangelogRows(tableName(), existing, buffer);
+    Map<String, Long> txnIds = new LinkedHashMap<>();
+    pending.forEach((p, next) -> txnIds.put(p.applicationId(), next));
+    AppendRequest request = rows.request(buffer, today, txnIds, tableProperties());
+    DeltaTable.PreparedAppend prepared = table.prepareAppend(request);
+    hook.at(tableName(), FlushStep.BEFORE_COMMIT);
+    long version = table.commit(prepared);
+    log.info(
+        "Committed {} rows to {} as version {} ({})",
+        buffer.size(), tableName(), version, pending);
+    Map<SourcePartition, Long> committed = Map.copyOf(pending);
+    clear();
+    return committed;
+  }
+
+  /** After a failed attempt: drops what the log already holds. */
+  private void dropCommitted() {
+    Map<SourcePartition, Long> stored = storedOffsets(pending.keySet());
+    buffer.removeIf(
+        e -> {
+          Long next = stored.get(new SourcePartition(e.position().topic(), e.position().partition()));
+          return next != null && e.position().offset() < next;
+        });
+    pending.entrySet().removeIf(en -> stored.getOrDefault(en.getKey(), -1L) >= en.getValue());
+    bufferedBytes = buffer.stream().mapToLong(ChangeEvent::sizeBytes).sum();
+  }
+
+  private Map<SourcePartition, Long> committedNow() {
+    pending.clear();
+    return Map.of();
+  }
+
+  private Map<String, String> tableProperties() {
+    return Map.of(
+        // Changelog files are only ever added; Delta readers and writers enforce it too.
+        "delta.appendOnly", "true",
+        "delta.checkpointInterval", "10");
+  }
+
+  private void pause(long millis) {
+    try {
+      backoff.pause(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new RetryableException("Interrupted while retrying a flush of " + tableName(), e);
+    }
+  }
+
+  @Override
+  public void discard(Collection<SourcePartition> partitions) {
+    buffer.removeIf(e -> partitions.contains(new SourcePartition(e.position().topic(), e.position().partition())));
+    partitions.forEach(pending::remove);
+    bufferedBytes = buffer.stream().mapToLong(ChangeEvent::sizeBytes).sum();
+  }
+
+  @Override
+  public void fail(TableFailureException reason) {
+    if (state.healthy()) {
+      log.error("Delivery to {} stopped: {}", tableName(), reason.getMessage());
+    }
+    state = new DeliveryState.Failed(reason, clock.instant());
+    clear();
+  }
+
+  private void clear() {
+    buffer.clear();
+    pending.clear();
+    bufferedBytes = 0;
+  }
+
+  @Override
+  public DeliveryState state() {
+    return state;
+  }
+
+  @Override
+  public int bufferedEvents() {
+    return buffer.size();
+  }
+}

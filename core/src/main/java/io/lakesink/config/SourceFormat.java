@@ -1,0 +1,7 @@
+package io.lakesink.config;
+
+/** How the records of a topic are encoded. */
+public enum SourceFormat {
+  JSON,
+  AVRO
+}

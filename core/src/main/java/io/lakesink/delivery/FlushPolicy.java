@@ -1,0 +1,17 @@
+package io.lakesink.delivery;
+
+import java.time.Duration;
+
+/** When a table's buffer is written: whichever of rows, bytes or age comes first. */
+public record FlushPolicy(Duration interval, long rows, long bytes) {
+  public static final FlushPolicy DEFAULT = new FlushPolicy(Duration.ofSeconds(10), 200_000, 128L << 20);
+
+  public boolean due(long bufferedRows, long bufferedBytes, long oldestMillis, long nowMillis) {
+    if (bufferedRows == 0) {
+      return false;
+    }
+    return bufferedRows >= rows
+        || bufferedBytes >= bytes
+        || nowMillis - oldestMillis >= interval.toMillis();
+  }
+}

@@ -1,0 +1,52 @@
+package io.lakesink.delivery;
+
+import io.lakesink.config.Subscription;
+import io.lakesink.error.SourcePosition;
+import io.lakesink.error.TableFailureException;
+import io.lakesink.event.ChangeEvent;
+import java.util.Collection;
+import java.util.Map;
+
+/**
+ * Delivery of one subscription into its Delta table: buffers decoded events and flushes them in
+ * commits that carry the source offsets they cover. The source side (the Kafka worker) drives it
+ * and only commits its own offsets with what {@link #flush} returns.
+ */
+public interface TableDelivery {
+
+  Subscription subscription();
+
+  /** The Delta table written, by name. */
+  String tableName();
+
+  /** The next offset to read for each partition, as the table's log stores it. */
+  Map<SourcePartition, Long> storedOffsets(Collection<SourcePartition> partitions);
+
+  /** Buffers one event. */
+  void accept(ChangeEvent event);
+
+  /** Records that a position was read and needs no row (a tombstone), so commits cover it. */
+  void skip(SourcePosition position);
+
+  /** Whether the buffer should be flushed now. */
+  boolean flushDue(long nowMillis);
+
+  /**
+   * Writes and commits the buffer. Returns the next offset per partition now stored in the table
+   * (empty when nothing was committed). Retryable failures are retried inside.
+   *
+   * @throws TableFailureException when the table cannot take the rows; the table is then failed
+   */
+  Map<SourcePartition, Long> flush();
+
+  /** Drops the buffered events of these partitions (they were revoked without a flush). */
+  void discard(Collection<SourcePartition> partitions);
+
+  /** Stops delivery for this table: buffered rows are dropped, offsets stay where they are. */
+  void fail(TableFailureException reason);
+
+  DeliveryState state();
+
+  /** Events buffered and not yet committed. */
+  int bufferedEvents();
+}

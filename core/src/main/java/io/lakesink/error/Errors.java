@@ -1,0 +1,99 @@
+package io.lakesink.error;
+
+import io.lakesink.event.ColumnType;
+
+/**
+ * Every message lakesink shows a user is built here: what went wrong, where, and what to change.
+ * Keeping them in one place keeps the wording consistent and makes it easy to check that no
+ * message ever carries a secret (none of these take one).
+ */
+public final class Errors {
+  private Errors() {}
+
+  public static TableFailureException undecodable(
+      String table, SourcePosition at, String reason, Throwable cause) {
+    return new TableFailureException(
+        "Cannot decode the record at "
+            + at
+            + " for table "
+            + table
+            + ": "
+            + reason
+            + ". Delivery to "
+            + table
+            + " is stopped with its offsets frozen; fix the producer or the subscription's format,"
+            + " then restart.",
+        at,
+        cause);
+  }
+
+  public static TableFailureException columnTypeConflict(
+      String table, String column, ColumnType tableType, ColumnType valueType, Object value, SourcePosition at) {
+    return new TableFailureException(
+        "Column "
+            + column
+            + " of table "
+            + table
+            + " is "
+            + tableType
+            + " but the record at "
+            + at
+            + " carries a "
+            + valueType
+            + " value that does not fit without loss ("
+            + abbreviate(String.valueOf(value))
+            + "). Columns are never retyped: map the column to another name or cast it in the"
+            + " subscription's column mapping.",
+        at,
+        null);
+  }
+
+  public static TableFailureException reservedColumn(String table, String column, SourcePosition at) {
+    return new TableFailureException(
+        "The record at "
+            + at
+            + " has a column named "
+            + column
+            + ", which table "
+            + table
+            + " reserves for lakesink's metadata. Rename the column at the source or in the"
+            + " subscription's column mapping.",
+        at,
+        null);
+  }
+
+  public static TableFailureException commitFailed(String table, int attempts, Throwable cause) {
+    return new TableFailureException(
+        "Committing to table "
+            + table
+            + " failed "
+            + attempts
+            + " times in a row (last: "
+            + cause
+            + "). Its offsets are frozen; check the storage and restart.",
+        null,
+        cause);
+  }
+
+  public static ConfigurationException missing(String key, String what) {
+    return new ConfigurationException("Configuration key '" + key + "' is required: " + what + ".");
+  }
+
+  public static ConfigurationException invalid(String key, String problem, String fix) {
+    return new ConfigurationException(
+        "Configuration key '" + key + "' " + problem + ": " + fix + ".");
+  }
+
+  public static ConfigurationException missingEnvironment(String key, String variable) {
+    return new ConfigurationException(
+        "Configuration key '"
+            + key
+            + "' refers to environment variable "
+            + variable
+            + ", which is not set: export it or change the value.");
+  }
+
+  private static String abbreviate(String s) {
+    return s.length() <= 64 ? s : s.substring(0, 61) + "...";
+  }
+}

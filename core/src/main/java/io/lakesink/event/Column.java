@@ -1,0 +1,4 @@
+package io.lakesink.event;
+
+/** A named, typed column of a source row. */
+public record Column(String name, ColumnType type) {}

@@ -1,0 +1,33 @@
+package io.lakesink.event;
+
+/** The kind of change, as Debezium's {@code op} field codes it. */
+public enum Operation {
+  CREATE("c"),
+  UPDATE("u"),
+  DELETE("d"),
+  READ("r");
+
+  private final String code;
+
+  Operation(String code) {
+    this.code = code;
+  }
+
+  public String code() {
+    return code;
+  }
+
+  /** Parses {@code c/u/d/r}; returns null for anything else (the caller decides what that means). */
+  public static Operation fromCode(String code) {
+    if (code == null) {
+      return null;
+    }
+    return switch (code) {
+      case "c" -> CREATE;
+      case "u" -> UPDATE;
+      case "d" -> DELETE;
+      case "r" -> READ;
+      default -> null;
+    };
+  }
+}

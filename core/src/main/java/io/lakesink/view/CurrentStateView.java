@@ -1,0 +1,65 @@
+package io.lakesink.view;
+
+import io.lakesink.changelog.ChangelogColumns;
+import io.lakesink.config.TableNames;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * The SQL of the current-state view over a changelog table: the latest change of each key
+ * (highest {@code __ts_ms}, then {@code __partition}, then {@code __offset}), with keys whose
+ * latest change is a delete hidden. Deletes are filtered after the ranking: filtering first
+ * would bring a deleted row's previous version back.
+ */
+public final class CurrentStateView {
+  private CurrentStateView() {}
+
+  /**
+   * @param namespace catalog and schema to qualify names with (may be empty)
+   * @param table the subscription's (sanitized) table name; the view takes this name
+   * @param key primary key columns; empty means no deduplication, only deletes dropped
+   * @param includeMetadataColumns whether {@code __op} and {@code __ts_ms} stay visible
+   */
+  public static String sql(List<String> namespace, String table, List<String> key, boolean includeMetadataColumns) {
+    List<String> hidden = new ArrayList<>();
+    if (!includeMetadataColumns) {
+      hidden.add(ChangelogColumns.OP);
+      hidden.add(ChangelogColumns.TS_MS);
+    }
+    hidden.addAll(
+        List.of(ChangelogColumns.DELETED, ChangelogColumns.PARTITION, ChangelogColumns.OFFSET, ChangelogColumns.INGEST_DATE));
+    String except = hidden.stream().map(CurrentStateView::quote).collect(Collectors.joining(", "));
+    String view = qualified(namespace, table);
+    String changelog = qualified(namespace, TableNames.changelog(table));
+    String deleted = quote(ChangelogColumns.DELETED);
+    if (key.isEmpty()) {
+      return "CREATE OR REPLACE VIEW " + view + " AS\n"
+          + "SELECT * EXCEPT (" + except + ") FROM " + changelog + "\n"
+          + "WHERE NOT " + deleted + ";";
+    }
+    String partitionBy = key.stream().map(CurrentStateView::quote).collect(Collectors.joining(", "));
+    return "CREATE OR REPLACE VIEW " + view + " AS\n"
+        + "SELECT * EXCEPT (" + except + ") FROM (\n"
+        + "  SELECT * FROM " + changelog + "\n"
+        + "  QUALIFY ROW_NUMBER() OVER (\n"
+        + "    PARTITION BY " + partitionBy + "\n"
+        + "    ORDER BY " + quote(ChangelogColumns.TS_MS) + " DESC NULLS LAST, "
+        + quote(ChangelogColumns.PARTITION) + " DESC NULLS LAST, "
+        + quote(ChangelogColumns.OFFSET) + " DESC NULLS LAST\n"
+        + "  ) = 1\n"
+        + ")\n"
+        + "WHERE NOT " + deleted + ";";
+  }
+
+  /** A Databricks SQL identifier: backquoted, backquotes doubled. */
+  public static String quote(String identifier) {
+    return "`" + identifier.replace("`", "``") + "`";
+  }
+
+  private static String qualified(List<String> namespace, String name) {
+    List<String> parts = new ArrayList<>(namespace);
+    parts.add(name);
+    return parts.stream().map(CurrentStateView::quote).collect(Collectors.joining("."));
+  }
+}

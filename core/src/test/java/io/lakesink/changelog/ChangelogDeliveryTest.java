@@ -1,0 +1,112 @@
+package io.lakesink.changelog;
+
+import static io.lakesink.testing.Events.event;
+import static io.lakesink.testing.Events.row;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.lakesink.config.DeliveryMode;
+import io.lakesink.config.SourceFormat;
+import io.lakesink.config.Subscription;
+import io.lakesink.delivery.FlushHook;
+import io.lakesink.delivery.FlushPolicy;
+import io.lakesink.delivery.SourcePartition;
+import io.lakesink.delta.DeltaTable;
+import io.lakesink.delta.DeltaTableReader;
+import io.lakesink.delta.KernelEngine;
+import io.lakesink.error.TableFailureException;
+import io.lakesink.event.Operation;
+import io.lakesink.storage.LocalStorage;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.hadoop.util.HadoopInputFile;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ChangelogDeliveryTest {
+  @TempDir Path dir;
+  final Clock clock = Clock.fixed(Instant.parse("2026-11-29T10:00:00Z"), ZoneOffset.UTC);
+  final Subscription sub = new Subscription("db.orders", "orders", DeliveryMode.CHANGELOG, List.of("id"), SourceFormat.JSON, true);
+
+  ChangelogDelivery delivery(DeltaTable table) {
+    return new ChangelogDelivery(sub, table, FlushPolicy.DEFAULT, FlushHook.NONE, clock, millis -> {});
+  }
+
+  DeltaTable table() {
+    LocalStorage storage = new LocalStorage(dir, "lakesink");
+    return new DeltaTable(KernelEngine.create(storage), storage.tableLocation("orders_APPEND"));
+  }
+
+  @Test
+  void writesRowsWithMetadataAndStoresOffsets() throws Exception {
+    ChangelogDelivery d = delivery(table());
+    d.accept(event("db.orders", 0, 5, Operation.CREATE, 1000L, row("id", 1L, "status", "new")));
+    d.accept(event("db.orders", 1, 7, Operation.DELETE, 2000L, row("id", 2L, "status", "old")));
+    Map<SourcePartition, Long> committed = d.flush();
+    assertEquals(Map.of(new SourcePartition("db.orders", 0), 6L, new SourcePartition("db.orders", 1), 8L), committed);
+
+    DeltaTable reread = table();
+    List<Map<String, Object>> rows = DeltaTableReader.readAll(reread);
+    rows.sort(Comparator.comparing(r -> (Long) r.get("id")));
+    assertEquals(2, rows.size());
+    assertEquals(
+        row("id", 1L, "status", "new", "__op", "c", "__deleted", false, "__ts_ms", 1000L,
+            "__partition", 0, "__offset", 5L, "__ingest_date", LocalDate.of(2026, 11, 29)),
+        rows.get(0));
+    assertEquals(true, rows.get(1).get("__deleted"));
+    assertEquals(
+        Map.of(new SourcePartition("db.orders", 0), 6L, new SourcePartition("db.orders", 1), 8L),
+        delivery(reread).storedOffsets(List.of(new SourcePartition("db.orders", 0), new SourcePartition("db.orders", 1))));
+
+    Path dataDir = dir.resolve("lakesink/orders_APPEND/__ingest_date=2026-11-29");
+    try (Stream<Path> files = Files.list(dataDir)) {
+      Path parquet = files.filter(p -> p.toString().endsWith(".parquet")).findFirst().orElseThrow();
+      try (ParquetFileReader reader =
+          ParquetFileReader.open(HadoopInputFile.fromPath(new org.apache.hadoop.fs.Path(parquet.toUri()), new Configuration()))) {
+        assertEquals(CompressionCodecName.ZSTD, reader.getFooter().getBlocks().get(0).getColumns().get(0).getCodec());
+      }
+    }
+  }
+
+  @Test
+  void newSourceColumnIsAddedAtTheEndAndOlderRowsReadNull() {
+    ChangelogDelivery d = delivery(table());
+    d.accept(event("t", 0, 0, Operation.CREATE, 1L, row("id", 1L)));
+    d.flush();
+    d.accept(event("t", 0, 1, Operation.UPDATE, 2L, row("id", 1L, "note", "hello")));
+    d.flush();
+    DeltaTable t = table();
+    List<String> names = t.columns().orElseThrow().stream().map(c -> c.name()).toList();
+    assertEquals("note", names.get(names.size() - 1));
+    List<Map<String, Object>> rows = DeltaTableReader.readAll(t);
+    rows.sort(Comparator.comparing(r -> (Long) r.get("__offset")));
+    assertNull(rows.get(0).get("note"));
+    assertEquals("hello", rows.get(1).get("note"));
+  }
+
+  @Test
+  void valueThatDoesNotFitFailsTheTableNamingColumnAndOffset() {
+    ChangelogDelivery d = delivery(table());
+    d.accept(event("t", 0, 0, Operation.CREATE, 1L, row("id", 1L, "qty", 3L)));
+    d.flush();
+    d.accept(event("t", 0, 1, Operation.UPDATE, 2L, row("id", 1L, "qty", "three")));
+    TableFailureException e = assertThrows(TableFailureException.class, d::flush);
+    assertTrue(e.getMessage().contains("qty") && e.getMessage().contains("offset 1"), e.getMessage());
+    assertFalse(d.state().healthy());
+    assertEquals(Map.of(new SourcePartition("t", 0), 1L), delivery(table()).storedOffsets(List.of(new SourcePartition("t", 0))));
+  }
+}
