@@ -1,0 +1,98 @@
+package io.lakesink.app;
+
+import io.lakesink.app.config.ConfigLoader;
+import io.lakesink.app.config.WorkerConfig;
+import io.lakesink.config.Subscription;
+import io.lakesink.config.TableNames;
+import io.lakesink.delivery.DeliveryState;
+import io.lakesink.delivery.FlushHook;
+import io.lakesink.delta.DeltaTable;
+import io.lakesink.delta.DeltaTableReader;
+import io.lakesink.delta.KernelEngine;
+import io.lakesink.error.ConfigurationException;
+import io.lakesink.kafka.KafkaWorker;
+import io.lakesink.kafka.WorkerResult;
+import io.lakesink.storage.TableStorage;
+import io.lakesink.view.CurrentState;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/** The commands behind {@link Main}. */
+final class Commands {
+  private Commands() {}
+
+  static int run(Path configFile, boolean stopAtEnd) {
+    WorkerConfig config = ConfigLoader.fromSystemEnvironment().load(configFile);
+    return run(config, stopAtEnd, FlushHook.NONE);
+  }
+
+  static int run(WorkerConfig config, boolean stopAtEnd, FlushHook hook) {
+    WorkerResult result;
+    try (TableStorage storage = Pipeline.storage(config.storage());
+        KafkaWorker worker = Pipeline.worker(config, storage, hook, Clock.systemUTC())) {
+      Thread shutdown = new Thread(worker::stop, "lakesink-shutdown");
+      Runtime.getRuntime().addShutdownHook(shutdown);
+      try {
+        result = worker.run(stopAtEnd);
+      } finally {
+        try {
+          Runtime.getRuntime().removeShutdownHook(shutdown);
+        } catch (IllegalStateException alreadyShuttingDown) {
+          // the hook is running: nothing to remove
+        }
+      }
+    }
+    result.states().forEach((table, state) -> {
+      if (state instanceof DeliveryState.Failed f) {
+        System.err.println("Table " + table + " stopped: " + f.reason().getMessage());
+      }
+    });
+    return result.allHealthy() ? Main.OK : Main.TABLES_FAILED;
+  }
+
+  static int views(Path configFile) {
+    WorkerConfig config = ConfigLoader.fromSystemEnvironment().load(configFile);
+    for (Subscription s : config.subscriptions()) {
+      System.out.println("-- " + s.topic() + " → " + s.targetTable());
+      System.out.println(Pipeline.viewSql(s));
+      System.out.println();
+    }
+    return Main.OK;
+  }
+
+  static int show(Path configFile, String table) {
+    WorkerConfig config = ConfigLoader.fromSystemEnvironment().load(configFile);
+    Subscription s =
+        config.subscriptions().stream()
+            .filter(x -> x.table().equals(table) || TableNames.sanitize(x.table()).equals(table))
+            .findFirst()
+            .orElseThrow(() -> new ConfigurationException(
+                "No subscription writes table " + table + "; configured tables: "
+                    + config.subscriptions().stream().map(Subscription::table).toList()));
+    try (TableStorage storage = Pipeline.storage(config.storage())) {
+      System.out.print(currentState(storage, s));
+    }
+    return Main.OK;
+  }
+
+  /** A subscription's current state as text, one row per line, ordered by key. */
+  static String currentState(TableStorage storage, Subscription s) {
+    DeltaTable t = Pipeline.table(storage, KernelEngine.create(storage), s);
+    if (!t.exists()) {
+      return "Table " + s.targetTable() + " does not exist yet at " + t.location() + "\n";
+    }
+    List<Map<String, Object>> rows = CurrentState.collapse(DeltaTableReader.readAll(t), s.primaryKey(), s.includeMetadataColumns());
+    rows.sort(Comparator.comparing(r -> s.primaryKey().stream().map(k -> String.valueOf(r.get(k))).collect(Collectors.joining("\u0000"))));
+    StringBuilder out = new StringBuilder();
+    out.append("Current state of ").append(TableNames.sanitize(s.table())).append(" (")
+        .append(rows.size()).append(" rows, from ").append(t.location()).append(" version ").append(t.version()).append("):\n");
+    for (Map<String, Object> r : rows) {
+      out.append("  ").append(r).append('\n');
+    }
+    return out.toString();
+  }
+}

@@ -1,0 +1,76 @@
+package io.lakesink.app;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.test.KafkaClusterTestKit;
+import org.apache.kafka.common.test.TestKitNodes;
+import org.apache.kafka.server.common.MetadataVersion;
+
+/**
+ * A real single-node Kafka (KRaft, broker and controller combined) running in this JVM, with
+ * its data in a temporary directory. For the demo and tests; never for production.
+ */
+public final class LocalKafkaBroker implements AutoCloseable {
+  private final KafkaClusterTestKit kit;
+
+  private LocalKafkaBroker(KafkaClusterTestKit kit) {
+    this.kit = kit;
+  }
+
+  public static LocalKafkaBroker start() {
+    try {
+      KafkaClusterTestKit kit =
+          new KafkaClusterTestKit.Builder(
+                  new TestKitNodes.Builder()
+                      .setCombined(true)
+                      .setNumBrokerNodes(1)
+                      .setNumControllerNodes(1)
+                      .setBootstrapMetadataVersion(MetadataVersion.latestProduction())
+                      .build())
+              .setConfigProp("offsets.topic.replication.factor", "1")
+              .setConfigProp("offsets.topic.num.partitions", "4")
+              .setConfigProp("transaction.state.log.replication.factor", "1")
+              .setConfigProp("transaction.state.log.min.isr", "1")
+              .setConfigProp("group.initial.rebalance.delay.ms", "0")
+              .setConfigProp("auto.create.topics.enable", "false")
+              .build();
+      kit.format();
+      kit.startup();
+      kit.waitForReadyBrokers();
+      return new LocalKafkaBroker(kit);
+    } catch (Exception e) {
+      throw new IllegalStateException("Could not start the local Kafka broker: " + e, e);
+    }
+  }
+
+  public String bootstrapServers() {
+    return kit.bootstrapServers();
+  }
+
+  public void createTopic(String name, int partitions) {
+    Properties p = new Properties();
+    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+    try (Admin admin = Admin.create(p)) {
+      admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1).configs(Map.of()))).all().get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("Could not create topic " + name + ": " + e.getCause(), e);
+    }
+  }
+
+  @Override
+  public void close() {
+    try {
+      kit.close();
+    } catch (Exception e) {
+      throw new IllegalStateException("Could not stop the local Kafka broker", e);
+    }
+  }
+}

@@ -1,0 +1,81 @@
+package io.lakesink.app;
+
+import io.lakesink.error.ConfigurationException;
+import java.util.Arrays;
+import java.util.List;
+
+/** The {@code lakesink} command line. */
+public final class Main {
+  static final int OK = 0;
+  static final int USAGE = 1;
+  static final int TABLES_FAILED = 3;
+
+  private Main() {}
+
+  public static void main(String[] args) {
+    System.exit(run(args));
+  }
+
+  static int run(String[] args) {
+    if (args.length == 0 || args[0].equals("help") || args[0].equals("--help")) {
+      System.out.println(USAGE_TEXT);
+      return args.length == 0 ? USAGE : OK;
+    }
+    Arguments a = new Arguments(Arrays.asList(args).subList(1, args.length));
+    try {
+      return switch (args[0]) {
+        case "run" -> Commands.run(a.config(), a.flag("--stop-at-end"));
+        case "views" -> Commands.views(a.config());
+        case "show" -> Commands.show(a.config(), a.required("--table"));
+        case "demo" -> Demo.run(a.value("--data", "demo-data"));
+        default -> {
+          System.err.println("Unknown command '" + args[0] + "'.\n" + USAGE_TEXT);
+          yield USAGE;
+        }
+      };
+    } catch (ConfigurationException e) {
+      System.err.println("Configuration error: " + e.getMessage());
+      return USAGE;
+    }
+  }
+
+  static final String USAGE_TEXT =
+      """
+      Usage: lakesink <command> [options]
+
+        run   --config FILE [--stop-at-end]   deliver the subscriptions (--stop-at-end: catch up, then exit)
+        views --config FILE                   print each subscription's current-state view SQL
+        show  --config FILE --table NAME      print a table's current state from storage
+        demo  [--data DIR]                    local Kafka + sample change stream → Delta tables in DIR
+      """;
+
+  /** Minimal option parsing: {@code --name value} and flags. */
+  record Arguments(List<String> args) {
+    String value(String name, String fallback) {
+      int i = args.indexOf(name);
+      if (i < 0) {
+        return fallback;
+      }
+      if (i + 1 >= args.size()) {
+        throw new ConfigurationException("Option " + name + " needs a value.");
+      }
+      return args.get(i + 1);
+    }
+
+    String required(String name) {
+      String v = value(name, null);
+      if (v == null) {
+        throw new ConfigurationException("Option " + name + " is required.\n" + USAGE_TEXT);
+      }
+      return v;
+    }
+
+    java.nio.file.Path config() {
+      return java.nio.file.Path.of(required("--config"));
+    }
+
+    boolean flag(String name) {
+      return args.contains(name);
+    }
+  }
+}

@@ -1,0 +1,69 @@
+package io.lakesink.app;
+
+import io.lakesink.app.config.WorkerConfig;
+import io.lakesink.changelog.ChangelogDelivery;
+import io.lakesink.config.Subscription;
+import io.lakesink.config.TableNames;
+import io.lakesink.delivery.FlushHook;
+import io.lakesink.delta.DeltaTable;
+import io.lakesink.delta.KernelEngine;
+import io.lakesink.error.Errors;
+import io.lakesink.kafka.KafkaWorker;
+import io.lakesink.kafka.decode.DebeziumJsonDecoder;
+import io.lakesink.storage.LocalStorage;
+import io.lakesink.storage.TableStorage;
+import io.lakesink.view.CurrentStateView;
+import io.delta.kernel.engine.Engine;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Wires a configuration into a running worker: storage, tables, deliveries, Kafka. */
+public final class Pipeline {
+  private static final Logger log = LoggerFactory.getLogger(Pipeline.class);
+
+  private Pipeline() {}
+
+  public static TableStorage storage(WorkerConfig.StorageSettings settings) {
+    return switch (settings.type()) {
+      case "local" -> new LocalStorage(Path.of(settings.path()), settings.prefix());
+      default -> throw Errors.invalid("storage.type", "is '" + settings.type() + "'", "use local");
+    };
+  }
+
+  /** The Delta table a subscription writes, in this storage. */
+  public static DeltaTable table(TableStorage storage, Engine engine, Subscription s) {
+    return new DeltaTable(engine, storage.tableLocation(s.targetTable()));
+  }
+
+  /** The current-state view of a subscription, for logs and {@code lakesink views}. */
+  public static String viewSql(Subscription s) {
+    return CurrentStateView.sql(List.of(), TableNames.sanitize(s.table()), s.primaryKey(), s.includeMetadataColumns());
+  }
+
+  public static KafkaWorker worker(WorkerConfig config, TableStorage storage, FlushHook hook, Clock clock) {
+    Engine engine = KernelEngine.create(storage);
+    List<KafkaWorker.Route> routes = new ArrayList<>();
+    for (Subscription s : config.subscriptions()) {
+      ChangelogDelivery delivery =
+          new ChangelogDelivery(s, table(storage, engine, s), config.delivery(), hook, clock, ChangelogDelivery.Backoff.SLEEP);
+      routes.add(new KafkaWorker.Route(delivery, DebeziumJsonDecoder::new));
+      log.info(
+          "Subscription {} → {} ({}); current-state view{}:\n{}",
+          s.topic(), storage.tableLocation(s.targetTable()), s.mode().name().toLowerCase(),
+          s.primaryKey().isEmpty() ? " (no primary_key configured: every non-deleted version is kept)" : "",
+          viewSql(s));
+    }
+    Map<String, Object> props = new HashMap<>(config.kafka().properties());
+    props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafka().bootstrapServers());
+    props.put(ConsumerConfig.GROUP_ID_CONFIG, config.kafka().groupId());
+    return new KafkaWorker(props, routes, hook, clock, Duration.ofSeconds(60));
+  }
+}

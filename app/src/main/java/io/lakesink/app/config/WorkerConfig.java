@@ -1,0 +1,34 @@
+package io.lakesink.app.config;
+
+import io.lakesink.config.Subscription;
+import io.lakesink.delivery.FlushPolicy;
+import java.util.List;
+import java.util.Map;
+
+/** The whole worker configuration, validated. */
+public record WorkerConfig(
+    KafkaSettings kafka, StorageSettings storage, FlushPolicy delivery, List<Subscription> subscriptions) {
+
+  /**
+   * @param properties passed to the Kafka consumer as they are (security settings, …); may hold
+   *     secrets, so never logged
+   */
+  public record KafkaSettings(String bootstrapServers, String groupId, Map<String, String> properties) {
+    @Override
+    public String toString() {
+      return "KafkaSettings[bootstrapServers=" + bootstrapServers + ", groupId=" + groupId
+          + ", properties=" + properties.keySet() + "]";
+    }
+  }
+
+  /**
+   * @param type {@code local} (or {@code azure}, with the storage-azure module)
+   * @param settings every key under {@code storage:}, for the storage type to read
+   */
+  public record StorageSettings(String type, String path, String prefix, Map<String, String> settings) {
+    @Override
+    public String toString() {
+      return "StorageSettings[type=" + type + ", path=" + path + ", prefix=" + prefix + "]";
+    }
+  }
+}

@@ -1,0 +1,271 @@
+package io.lakesink.kafka;
+
+import io.lakesink.delivery.DeliveryState;
+import io.lakesink.delivery.FlushHook;
+import io.lakesink.delivery.FlushStep;
+import io.lakesink.delivery.SourcePartition;
+import io.lakesink.delivery.TableDelivery;
+import io.lakesink.error.Errors;
+import io.lakesink.error.RetryableException;
+import io.lakesink.error.SourcePosition;
+import io.lakesink.error.TableFailureException;
+import io.lakesink.event.ChangeEvent;
+import io.lakesink.kafka.decode.DecodeException;
+import io.lakesink.kafka.decode.RecordDecoder;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.function.Supplier;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The consumer loop: reads records, decodes them, hands them to each topic's table delivery,
+ * flushes when due, and commits Kafka group offsets only after the Delta commit covering them.
+ * On every partition assignment it seeks to the offset the table's Delta log stores, so the log,
+ * not the consumer group, decides where reading resumes.
+ *
+ * <p>Single-threaded: one thread polls, decodes, writes and commits.
+ */
+public final class KafkaWorker implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(KafkaWorker.class);
+  private static final Duration POLL = Duration.ofMillis(200);
+
+  /** A table's subscription topic with its decoder. */
+  public record Route(TableDelivery delivery, Supplier<RecordDecoder> decoder) {}
+
+  private final KafkaConsumer<byte[], byte[]> consumer;
+  private final Map<String, TableDelivery> byTopic = new LinkedHashMap<>();
+  private final Map<String, RecordDecoder> decoders = new HashMap<>();
+  private final FlushHook hook;
+  private final Clock clock;
+  private final Duration assignmentTimeout;
+  private final Map<TopicPartition, Long> endOffsets = new HashMap<>();
+  private volatile boolean stopping;
+
+  public KafkaWorker(
+      Map<String, Object> consumerProperties, List<Route> routes, FlushHook hook, Clock clock, Duration assignmentTimeout) {
+    Properties props = new Properties();
+    props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
+    props.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 8 << 20);
+    props.putAll(consumerProperties);
+    // Not overridable: offsets are committed by hand, after the Delta commit.
+    props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    this.consumer = new KafkaConsumer<>(props);
+    for (Route r : routes) {
+      byTopic.put(r.delivery().subscription().topic(), r.delivery());
+      decoders.put(r.delivery().subscription().topic(), r.decoder().get());
+    }
+    this.hook = hook;
+    this.clock = clock;
+    this.assignmentTimeout = assignmentTimeout;
+  }
+
+  /** Asks a running {@link #run} to flush, commit and return; safe from any thread. */
+  public void stop() {
+    stopping = true;
+    consumer.wakeup();
+  }
+
+  /**
+   * Consumes until {@link #stop} or, with {@code stopAtEnd}, until every assigned partition has
+   * reached the end offset it had when assigned. Flushes and commits before returning.
+   */
+  public WorkerResult run(boolean stopAtEnd) {
+    consumer.subscribe(byTopic.keySet(), new Rebalance());
+    long deadline = clock.millis() + assignmentTimeout.toMillis();
+    try {
+      while (!stopping) {
+        ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL);
+        for (ConsumerRecord<byte[], byte[]> record : records) {
+          handle(record);
+        }
+        flushDue();
+        if (stopAtEnd) {
+          if (consumer.assignment().isEmpty()) {
+            if (clock.millis() > deadline) {
+              log.warn("No partition was assigned within {}: do the topics {} exist?", assignmentTimeout, byTopic.keySet());
+              break;
+            }
+          } else if (reachedEnd()) {
+            break;
+          }
+        }
+      }
+    } catch (WakeupException e) {
+      if (!stopping) {
+        throw e;
+      }
+    }
+    flushAll(true);
+    Map<String, DeliveryState> states = new LinkedHashMap<>();
+    byTopic.values().forEach(d -> states.put(d.tableName(), d.state()));
+    return new WorkerResult(states);
+  }
+
+  private void handle(ConsumerRecord<byte[], byte[]> record) {
+    TableDelivery delivery = byTopic.get(record.topic());
+    if (delivery == null || !delivery.state().healthy()) {
+      return; // a failed table's partitions are paused; records already fetched are left unread
+    }
+    SourcePosition at = new SourcePosition(record.topic(), record.partition(), record.offset());
+    ChangeEvent event;
+    try {
+      event = decoders.get(record.topic()).decode(at, record.key(), record.value());
+    } catch (DecodeException | RuntimeException e) {
+      failTable(delivery, Errors.undecodable(delivery.tableName(), at, e.getMessage(), e));
+      return;
+    }
+    if (event == null) {
+      delivery.skip(at);
+    } else {
+      delivery.accept(event);
+    }
+  }
+
+  private void flushDue() {
+    long now = clock.millis();
+    for (TableDelivery d : byTopic.values()) {
+      if (d.flushDue(now)) {
+        flush(d, true);
+      }
+    }
+  }
+
+  private void flushAll(boolean commitToKafka) {
+    for (TableDelivery d : byTopic.values()) {
+      flush(d, commitToKafka);
+    }
+  }
+
+  private void flush(TableDelivery d, boolean commitToKafka) {
+    Map<SourcePartition, Long> committed;
+    try {
+      committed = d.flush();
+    } catch (TableFailureException e) {
+      pause(d);
+      return;
+    } catch (RetryableException e) {
+      log.warn("{}; will retry", e.getMessage());
+      return;
+    }
+    if (committed.isEmpty()) {
+      return;
+    }
+    hook.at(d.tableName(), FlushStep.AFTER_COMMIT);
+    if (commitToKafka) {
+      Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+      committed.forEach(
+          (p, next) -> {
+            TopicPartition tp = new TopicPartition(p.topic(), p.partition());
+            if (consumer.assignment().contains(tp)) {
+              offsets.put(tp, new OffsetAndMetadata(next));
+            }
+          });
+      if (!offsets.isEmpty()) {
+        consumer.commitSync(offsets);
+      }
+    }
+  }
+
+  private void failTable(TableDelivery d, TableFailureException e) {
+    d.fail(e);
+    pause(d);
+  }
+
+  private void pause(TableDelivery d) {
+    List<TopicPartition> theirs = new ArrayList<>();
+    for (TopicPartition tp : consumer.assignment()) {
+      if (tp.topic().equals(d.subscription().topic())) {
+        theirs.add(tp);
+      }
+    }
+    consumer.pause(theirs);
+  }
+
+  private boolean reachedEnd() {
+    for (TopicPartition tp : consumer.assignment()) {
+      TableDelivery d = byTopic.get(tp.topic());
+      if (!d.state().healthy()) {
+        continue;
+      }
+      Long end = endOffsets.get(tp);
+      if (end != null && consumer.position(tp) < end) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  @Override
+  public void close() {
+    consumer.close(Duration.ofSeconds(30));
+  }
+
+  private final class Rebalance implements ConsumerRebalanceListener {
+    @Override
+    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+      // Commit what we hold for these partitions while they are still ours; the next owner
+      // starts from the table's offsets, so nothing buffered here may be written later.
+      flushAll(true);
+      for (TopicPartition tp : partitions) {
+        endOffsets.remove(tp);
+      }
+    }
+
+    @Override
+    public void onPartitionsLost(Collection<TopicPartition> partitions) {
+      // Another member may already own them: drop, never write, what was buffered.
+      Map<TableDelivery, List<SourcePartition>> byTable = new HashMap<>();
+      for (TopicPartition tp : partitions) {
+        TableDelivery d = byTopic.get(tp.topic());
+        byTable.computeIfAbsent(d, x -> new ArrayList<>()).add(new SourcePartition(tp.topic(), tp.partition()));
+        endOffsets.remove(tp);
+      }
+      byTable.forEach(TableDelivery::discard);
+    }
+
+    @Override
+    public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+      Map<TableDelivery, List<SourcePartition>> byTable = new LinkedHashMap<>();
+      for (TopicPartition tp : partitions) {
+        byTable.computeIfAbsent(byTopic.get(tp.topic()), x -> new ArrayList<>())
+            .add(new SourcePartition(tp.topic(), tp.partition()));
+      }
+      byTable.forEach(
+          (d, ps) -> {
+            Map<SourcePartition, Long> stored = d.storedOffsets(ps);
+            for (SourcePartition p : ps) {
+              TopicPartition tp = new TopicPartition(p.topic(), p.partition());
+              Long next = stored.get(p);
+              if (next != null) {
+                consumer.seek(tp, next);
+              }
+              log.info("Assigned {} → {}, resuming at {}", p, d.tableName(), next != null ? "offset " + next + " (from the Delta log)" : "the group's committed offset or the earliest");
+            }
+            if (!d.state().healthy()) {
+              consumer.pause(ps.stream().map(p -> new TopicPartition(p.topic(), p.partition())).toList());
+            }
+          });
+      endOffsets.putAll(consumer.endOffsets(partitions));
+    }
+  }
+}

@@ -1,0 +1,11 @@
+package io.lakesink.kafka;
+
+import io.lakesink.delivery.DeliveryState;
+import java.util.Map;
+
+/** How a run ended: the state of every table. */
+public record WorkerResult(Map<String, DeliveryState> states) {
+  public boolean allHealthy() {
+    return states.values().stream().allMatch(DeliveryState::healthy);
+  }
+}

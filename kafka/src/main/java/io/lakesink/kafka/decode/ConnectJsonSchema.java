@@ -1,0 +1,117 @@
+package io.lakesink.kafka.decode;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.lakesink.event.Column;
+import io.lakesink.event.ColumnType;
+import io.lakesink.event.RowSchema;
+import io.lakesink.types.SourceType;
+import io.lakesink.types.TypeMapping;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A Kafka Connect JSON schema ({@code {"type":"struct","fields":[…]}}) read as a row schema, with
+ * each field's source type kept to convert its wire values.
+ */
+final class ConnectJsonSchema {
+  final RowSchema rowSchema;
+  final SourceType[] sourceTypes;
+
+  private ConnectJsonSchema(RowSchema rowSchema, SourceType[] sourceTypes) {
+    this.rowSchema = rowSchema;
+    this.sourceTypes = sourceTypes;
+  }
+
+  static ConnectJsonSchema of(JsonNode struct) throws DecodeException {
+    JsonNode fields = struct.get("fields");
+    if (fields == null || !fields.isArray()) {
+      throw new DecodeException("the record's schema is not a struct with fields");
+    }
+    List<Column> columns = new ArrayList<>();
+    SourceType[] types = new SourceType[fields.size()];
+    int i = 0;
+    for (JsonNode f : fields) {
+      JsonNode name = f.get("field");
+      JsonNode type = f.get("type");
+      if (name == null || type == null) {
+        throw new DecodeException("a field of the record's schema lacks 'field' or 'type': " + f);
+      }
+      SourceType source = new SourceType(type.asText(), text(f.get("name")), parameters(f.get("parameters")));
+      types[i++] = source;
+      columns.add(new Column(name.asText(), TypeMapping.columnType(source)));
+    }
+    return new ConnectJsonSchema(new RowSchema(columns, true), types);
+  }
+
+  private static String text(JsonNode n) {
+    return n == null || n.isNull() ? null : n.asText();
+  }
+
+  private static Map<String, String> parameters(JsonNode params) {
+    Map<String, String> m = new HashMap<>();
+    if (params != null && params.isObject()) {
+      for (Iterator<Map.Entry<String, JsonNode>> it = params.fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> e = it.next();
+        m.put(e.getKey(), e.getValue().asText());
+      }
+    }
+    return m;
+  }
+
+  /** The values of a payload struct, converted to the columns' types. */
+  Object[] values(JsonNode payload) throws DecodeException {
+    Object[] values = new Object[rowSchema.size()];
+    for (int i = 0; i < values.length; i++) {
+      Column c = rowSchema.columns().get(i);
+      JsonNode v = payload.get(c.name());
+      if (v == null || v.isNull()) {
+        continue;
+      }
+      try {
+        values[i] = TypeMapping.convert(sourceTypes[i], c.type(), wire(sourceTypes[i], v));
+      } catch (RuntimeException e) {
+        throw new DecodeException(
+            "column " + c.name() + ": value " + abbreviate(v.toString()) + " does not match its schema type "
+                + sourceTypes[i].baseType() + (sourceTypes[i].semanticName() == null ? "" : " (" + sourceTypes[i].semanticName() + ")"),
+            e);
+      }
+    }
+    return values;
+  }
+
+  private static Object wire(SourceType type, JsonNode v) throws DecodeException {
+    if (TypeMapping.VARIABLE_SCALE_DECIMAL.equals(type.semanticName()) && v.isObject()) {
+      return Map.of("scale", v.path("scale").asInt(), "value", v.path("value").asText());
+    }
+    if (type.parameters().containsKey("scale") && v.isNumber() && type.baseType().equals("bytes")) {
+      return v.decimalValue(); // a converter set to decimal.format=NUMERIC
+    }
+    return switch (type.baseType()) {
+      case "boolean" -> {
+        if (!v.isBoolean()) throw new DecodeException("expected a boolean");
+        yield v.booleanValue();
+      }
+      case "int8", "int16", "int32" -> {
+        if (!v.isIntegralNumber()) throw new DecodeException("expected an integer");
+        yield v.intValue();
+      }
+      case "int64" -> {
+        if (!v.isIntegralNumber()) throw new DecodeException("expected an integer");
+        yield v.longValue();
+      }
+      case "float32", "float64" -> {
+        if (!v.isNumber()) throw new DecodeException("expected a number");
+        yield v.doubleValue();
+      }
+      case "string", "bytes" -> v.isTextual() ? v.textValue() : v.toString();
+      default -> JsonValues.text(v); // struct, array, map: their JSON text
+    };
+  }
+
+  static String abbreviate(String s) {
+    return s.length() <= 80 ? s : s.substring(0, 77) + "...";
+  }
+}
