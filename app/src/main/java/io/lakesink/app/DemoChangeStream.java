@@ -54,8 +54,13 @@ public final class DemoChangeStream {
     return c;
   }
 
-  /** Produces the stream to {@link #TOPIC}; each key goes to partition {@code id % PARTITIONS}. */
+  /** Produces the stream to {@link #TOPIC}. */
   public static int produce(String bootstrapServers) {
+    return produce(bootstrapServers, TOPIC);
+  }
+
+  /** Produces the stream to a topic of {@link #PARTITIONS} partitions; key {@code id} goes to {@code id % PARTITIONS}. */
+  public static int produce(String bootstrapServers, String topic) {
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
@@ -66,10 +71,10 @@ public final class DemoChangeStream {
       for (Change change : changes()) {
         int partition = (int) (change.id() % PARTITIONS);
         byte[] key = key(change.id());
-        producer.send(new ProducerRecord<>(TOPIC, partition, key, value(change)));
+        producer.send(new ProducerRecord<>(topic, partition, key, value(change)));
         records++;
         if (change.op().equals("d")) {
-          producer.send(new ProducerRecord<>(TOPIC, partition, key, null)); // Debezium's tombstone
+          producer.send(new ProducerRecord<>(topic, partition, key, null)); // Debezium's tombstone
           records++;
         }
       }

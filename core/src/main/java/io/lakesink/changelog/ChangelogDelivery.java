@@ -53,6 +53,8 @@ public final class ChangelogDelivery implements TableDelivery {
   private long oldestMillis;
   /** Next offset to read per partition, for everything buffered or skipped since the last commit. */
   private final Map<SourcePartition, Long> pending = new LinkedHashMap<>();
+  /** Next offset per partition as last read from, or committed to, the log. */
+  private final Map<SourcePartition, Long> stored = new HashMap<>();
   private DeliveryState state = new DeliveryState.Healthy();
 
   /** Sleeps between commit attempts; tests pass one that records instead of sleeping. */
@@ -90,11 +92,16 @@ public final class ChangelogDelivery implements TableDelivery {
     Map<SourcePartition, Long> result = new HashMap<>();
     table.refresh();
     table.transactionVersions(byId.keySet()).forEach((id, v) -> result.put(byId.get(id), v));
+    stored.putAll(result);
     return result;
   }
 
   @Override
   public void accept(ChangeEvent event) {
+    if (alreadyStored(event.position())) {
+      // Re-read after a restart whose source position lagged the log: the table has it.
+      return;
+    }
     if (buffer.isEmpty()) {
       oldestMillis = clock.millis();
     }
@@ -105,7 +112,14 @@ public final class ChangelogDelivery implements TableDelivery {
 
   @Override
   public void skip(SourcePosition position) {
-    advance(position);
+    if (!alreadyStored(position)) {
+      advance(position);
+    }
+  }
+
+  private boolean alreadyStored(SourcePosition p) {
+    Long next = stored.get(new SourcePartition(p.topic(), p.partition()));
+    return next != null && p.offset() < next;
   }
 
   private void advance(SourcePosition p) {
@@ -140,11 +154,13 @@ public final class ChangelogDelivery implements TableDelivery {
         }
         last = e;
         log.warn("Flush of {} failed (attempt {}/{}), retrying: {}", tableName(), attempt, MAX_ATTEMPTS, e.toString());
+        Map<SourcePartition, Long> attempted = Map.copyOf(pending);
         table.refresh();
         dropCommitted();
         if (buffer.isEmpty()) {
-          // An earlier attempt whose outcome was unknown did land: nothing left to write.
-          return committedNow();
+          // An attempt whose outcome looked failed did land: nothing is left to write.
+          pending.clear();
+          return attempted;
         }
         pause(100L << Math.min(attempt, 7));
       }
@@ -168,25 +184,17 @@ public final class ChangelogDelivery implements TableDelivery {
         "Committed {} rows to {} as version {} ({})",
         buffer.size(), tableName(), version, pending);
     Map<SourcePartition, Long> committed = Map.copyOf(pending);
+    stored.putAll(committed);
     clear();
     return committed;
   }
 
   /** After a failed attempt: drops what the log already holds. */
   private void dropCommitted() {
-    Map<SourcePartition, Long> stored = storedOffsets(pending.keySet());
-    buffer.removeIf(
-        e -> {
-          Long next = stored.get(new SourcePartition(e.position().topic(), e.position().partition()));
-          return next != null && e.position().offset() < next;
-        });
+    storedOffsets(pending.keySet());
+    buffer.removeIf(e -> alreadyStored(e.position()));
     pending.entrySet().removeIf(en -> stored.getOrDefault(en.getKey(), -1L) >= en.getValue());
     bufferedBytes = buffer.stream().mapToLong(ChangeEvent::sizeBytes).sum();
-  }
-
-  private Map<SourcePartition, Long> committedNow() {
-    pending.clear();
-    return Map.of();
   }
 
   private Map<String, String> tableProperties() {

@@ -47,6 +47,12 @@ import org.slf4j.LoggerFactory;
 public final class DeltaTable {
   private static final Logger log = LoggerFactory.getLogger(DeltaTable.class);
   static final String ENGINE_INFO = "lakesink";
+  /**
+   * Kernel retries a failed commit at once, without backoff (200 times by default). Keep its
+   * quick retries for conflicts with concurrent appends and short blips; longer outages are
+   * retried with backoff by the delivery, which re-reads the log first.
+   */
+  public static final int KERNEL_COMMIT_RETRIES = 10;
 
   private final Engine engine;
   private final String location;
@@ -119,7 +125,8 @@ public final class DeltaTable {
     boolean widened = request.columns().size() > tableColumns.size();
 
     UpdateTableTransactionBuilder builder =
-        current.buildUpdateTableTransaction(ENGINE_INFO, Operation.STREAMING_UPDATE);
+        current.buildUpdateTableTransaction(ENGINE_INFO, Operation.STREAMING_UPDATE)
+            .withMaxRetries(KERNEL_COMMIT_RETRIES);
     Iterator<Map.Entry<String, Long>> txnIds =
         new LinkedHashMap<>(request.transactionIds()).entrySet().iterator();
     // Kernel sets one transaction id per commit itself (and checks it for conflicts); the

@@ -1,0 +1,136 @@
+package io.lakesink.testing;
+
+import io.delta.kernel.defaults.engine.fileio.FileIO;
+import io.delta.kernel.defaults.engine.fileio.InputFile;
+import io.delta.kernel.defaults.engine.fileio.OutputFile;
+import io.delta.kernel.defaults.engine.fileio.PositionOutputStream;
+import io.delta.kernel.utils.CloseableIterator;
+import io.delta.kernel.utils.FileStatus;
+import io.lakesink.storage.LocalStorage;
+import io.lakesink.storage.TableStorage;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** Local storage whose Delta commits (writes of {@code _delta_log/N.json}) fail on demand. */
+public final class FlakyStorage implements TableStorage {
+  public enum Fault {
+    /** The commit file is not written and the write reports an I/O error. */
+    FAIL_BEFORE_WRITE,
+    /** The commit file is written, then the write reports an I/O error (an ambiguous result). */
+    FAIL_AFTER_WRITE,
+    /** A bug-like failure no retry can fix. */
+    BROKEN
+  }
+
+  private final LocalStorage local;
+  private final AtomicInteger failuresLeft = new AtomicInteger();
+  private volatile Fault fault = Fault.FAIL_BEFORE_WRITE;
+  private final AtomicInteger commitWrites = new AtomicInteger();
+
+  public FlakyStorage(Path dir) {
+    this.local = new LocalStorage(dir, "lakesink");
+  }
+
+  /** The next {@code count} commit writes fail with {@code fault}. */
+  public void failNextCommits(int count, Fault fault) {
+    this.fault = fault;
+    failuresLeft.set(count);
+  }
+
+  public int commitWrites() {
+    return commitWrites.get();
+  }
+
+  @Override
+  public String tableLocation(String tableName) {
+    return local.tableLocation(tableName);
+  }
+
+  @Override
+  public String describe() {
+    return "flaky " + local.describe();
+  }
+
+  @Override
+  public FileIO fileIO() {
+    FileIO io = local.fileIO();
+    return new FileIO() {
+      @Override
+      public CloseableIterator<FileStatus> listFrom(String p) throws IOException {
+        return io.listFrom(p);
+      }
+
+      @Override
+      public FileStatus getFileStatus(String p) throws IOException {
+        return io.getFileStatus(p);
+      }
+
+      @Override
+      public String resolvePath(String p) throws IOException {
+        return io.resolvePath(p);
+      }
+
+      @Override
+      public boolean mkdirs(String p) throws IOException {
+        return io.mkdirs(p);
+      }
+
+      @Override
+      public InputFile newInputFile(String p, long size) {
+        return io.newInputFile(p, size);
+      }
+
+      @Override
+      public OutputFile newOutputFile(String p) {
+        OutputFile out = io.newOutputFile(p);
+        if (!p.matches(".*/_delta_log/\\d+\\.json")) {
+          return out;
+        }
+        return new OutputFile() {
+          @Override
+          public String path() {
+            return out.path();
+          }
+
+          @Override
+          public PositionOutputStream create(boolean atomic) throws IOException {
+            return out.create(atomic);
+          }
+
+          @Override
+          public void writeAtomically(CloseableIterator<String> data, boolean overwrite) throws IOException {
+            commitWrites.incrementAndGet();
+            boolean failing = failuresLeft.getAndUpdate(n -> Math.max(0, n - 1)) > 0;
+            if (failing && fault == Fault.FAIL_BEFORE_WRITE) {
+              throw new IOException("injected: storage unavailable (503)");
+            }
+            if (failing && fault == Fault.BROKEN) {
+              throw new IllegalStateException("injected: broken storage client");
+            }
+            out.writeAtomically(data, overwrite);
+            if (failing) {
+              throw new IOException("injected: connection reset after the write");
+            }
+          }
+        };
+      }
+
+      @Override
+      public boolean delete(String p) throws IOException {
+        return io.delete(p);
+      }
+
+      @Override
+      public Optional<String> getConf(String key) {
+        return io.getConf(key);
+      }
+
+      @Override
+      public void copyFileAtomically(String s, String d, boolean o) throws IOException {
+        io.copyFileAtomically(s, d, o);
+      }
+    };
+  }
+}
