@@ -146,11 +146,8 @@ public final class TypeMapping {
       case NANO_TIME:
         return LocalTime.ofNanoOfDay(((Number) wire).longValue()).toString();
       case CONNECT_DECIMAL, "decimal":
-        if (!(wire instanceof String)) {
-          int scale = Integer.parseInt(source.parameters().getOrDefault("scale", "0"));
-          return decimal(wire, scale).toPlainString();
-        }
-        break;
+        // Wider than Delta's 38 digits, or without a precision: the exact value as text.
+        return decimal(wire, Integer.parseInt(source.parameters().getOrDefault("scale", "0"))).toPlainString();
       case VARIABLE_SCALE_DECIMAL:
         if (wire instanceof Map<?, ?> m) {
           int scale = ((Number) m.get("scale")).intValue();

@@ -72,7 +72,7 @@ final class ConnectJsonSchema {
       }
       try {
         values[i] = TypeMapping.convert(sourceTypes[i], c.type(), wire(sourceTypes[i], v));
-      } catch (RuntimeException e) {
+      } catch (DecodeException | RuntimeException e) {
         throw new DecodeException(
             "column " + c.name() + ": value " + abbreviate(v.toString()) + " does not match its schema type "
                 + sourceTypes[i].baseType() + (sourceTypes[i].semanticName() == null ? "" : " (" + sourceTypes[i].semanticName() + ")"),
@@ -102,7 +102,7 @@ final class ConnectJsonSchema {
         if (!v.isIntegralNumber()) throw new DecodeException("expected an integer");
         yield v.longValue();
       }
-      case "float32", "float64" -> {
+      case "float", "double", "float32", "float64" -> {
         if (!v.isNumber()) throw new DecodeException("expected a number");
         yield v.doubleValue();
       }

@@ -1,0 +1,44 @@
+package io.lakesink.app;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The module boundaries DESIGN.md draws, enforced. */
+class ArchitectureTest {
+  static final String[] CORE = {
+    "io.lakesink.changelog..", "io.lakesink.config..", "io.lakesink.delivery..", "io.lakesink.delta..",
+    "io.lakesink.error..", "io.lakesink.event..", "io.lakesink.storage", "io.lakesink.types..", "io.lakesink.view.."
+  };
+  static JavaClasses classes;
+
+  @BeforeAll
+  static void importClasses() {
+    classes = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS).importPackages("io.lakesink");
+  }
+
+  @Test
+  void coreKnowsNoKafkaAzureOrHttpClient() {
+    noClasses().that().resideInAnyPackage(CORE)
+        .should().dependOnClassesThat().resideInAnyPackage("org.apache.kafka..", "com.azure..", "java.net.http..", "io.lakesink.kafka..", "io.lakesink.app..", "io.lakesink.storage.azure..")
+        .check(classes);
+  }
+
+  @Test
+  void kernelInternalsStayInTheDeltaTablePackage() {
+    noClasses().that().resideOutsideOfPackage("io.lakesink.delta")
+        .should().dependOnClassesThat().resideInAPackage("io.delta.kernel.internal..")
+        .check(classes);
+  }
+
+  @Test
+  void theKafkaSideDoesNotReachIntoTheDeltaLayer() {
+    noClasses().that().resideInAPackage("io.lakesink.kafka..")
+        .should().dependOnClassesThat().resideInAnyPackage("io.delta..", "io.lakesink.delta..")
+        .check(classes);
+  }
+}

@@ -1,0 +1,142 @@
+package io.lakesink.kafka.decode;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.lakesink.error.SourcePosition;
+import io.lakesink.event.ChangeEvent;
+import io.lakesink.event.ColumnType;
+import io.lakesink.event.Operation;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.util.Base64;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class DebeziumJsonDecoderTest {
+  final DebeziumJsonDecoder decoder = new DebeziumJsonDecoder();
+  final SourcePosition at = new SourcePosition("db.t", 2, 41);
+
+  ChangeEvent decode(String key, String value) throws DecodeException {
+    return decoder.decode(at, key == null ? null : key.getBytes(StandardCharsets.UTF_8), value == null ? null : value.getBytes(StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void schemalessEnvelopeGivesStringColumnsAndSourceTimestamp() throws Exception {
+    ChangeEvent e = decode("{\"id\":7}",
+        "{\"before\":null,\"after\":{\"id\":7,\"price\":1.5,\"tags\":[\"a\"],\"ok\":true,\"gone\":null},"
+            + "\"source\":{\"ts_ms\":1000},\"op\":\"c\",\"ts_ms\":1005}");
+    assertEquals(Operation.CREATE, e.op());
+    assertEquals(1000L, e.tsMs());
+    assertEquals(List.of("id"), e.recordKeyFields());
+    assertTrue(e.schema().columns().stream().allMatch(c -> c.type().equals(ColumnType.STRING)));
+    assertArrayEquals(new Object[] {"7", "1.5", "[\"a\"]", "true", null}, e.values());
+    assertEquals(at, e.position());
+  }
+
+  @Test
+  void envelopeTimestampIsTheFallbackWhenSourceHasNone() throws Exception {
+    ChangeEvent e = decode(null, "{\"after\":{\"id\":1},\"op\":\"u\",\"ts_ms\":99}");
+    assertEquals(99L, e.tsMs());
+  }
+
+  @Test
+  void deleteUsesTheBeforeImage() throws Exception {
+    ChangeEvent e = decode("{\"id\":7}", "{\"before\":{\"id\":7,\"n\":\"x\"},\"after\":null,\"op\":\"d\",\"source\":{\"ts_ms\":5}}");
+    assertTrue(e.isDelete());
+    assertEquals("x", e.value("n"));
+  }
+
+  @Test
+  void tombstonesTruncatesAndNullPayloadsCarryNoChange() throws Exception {
+    assertNull(decode("{\"id\":7}", null));
+    assertNull(decode(null, "{\"before\":null,\"after\":null,\"op\":\"t\",\"source\":{\"ts_ms\":5}}"));
+    assertNull(decode(null, "{\"schema\":{\"type\":\"struct\"},\"payload\":null}"));
+  }
+
+  @Test
+  void flattenedRecordsTakeMetadataFromTheirFields() throws Exception {
+    ChangeEvent e = decode("{\"id\":3}", "{\"id\":3,\"name\":\"a\",\"__op\":\"d\",\"__ts_ms\":20,\"__source_ts_ms\":10,\"__deleted\":\"true\"}");
+    assertEquals(Operation.DELETE, e.op());
+    assertEquals(10L, e.tsMs());
+    assertEquals(2, e.schema().size(), "metadata fields are not columns");
+    ChangeEvent noSourceTs = decode(null, "{\"id\":3,\"__op\":\"u\",\"__ts_ms\":20,\"__deleted\":\"false\"}");
+    assertEquals(20L, noSourceTs.tsMs());
+    assertEquals(Operation.UPDATE, noSourceTs.op());
+    ChangeEvent noOp = decode(null, "{\"id\":3,\"__deleted\":\"true\"}");
+    assertEquals(Operation.DELETE, noOp.op(), "__deleted alone marks a delete");
+    assertNull(decode(null, "{\"id\":4}").op(), "a row without an operation keeps it unknown");
+  }
+
+  @Test
+  void connectSchemaTypesEveryColumn() throws Exception {
+    String fields = "[" + String.join(",",
+        f("int64", null, "id", null),
+        f("int32", null, "small", null),
+        f("boolean", null, "flag", null),
+        f("float", null, "f", null),
+        f("double", null, "d", null),
+        f("bytes", "org.apache.kafka.connect.data.Decimal", "amount", "{\"scale\":\"3\",\"connect.decimal.precision\":\"12\"}"),
+        f("bytes", "org.apache.kafka.connect.data.Decimal", "huge", "{\"scale\":\"2\",\"connect.decimal.precision\":\"40\"}"),
+        f("int32", "io.debezium.time.Date", "day", null),
+        f("int64", "io.debezium.time.MicroTimestamp", "at_us", null),
+        f("int64", "io.debezium.time.Timestamp", "at_ms", null),
+        f("int64", "io.debezium.time.NanoTimestamp", "at_ns", null),
+        f("string", "io.debezium.time.ZonedTimestamp", "zoned", null),
+        f("int64", "io.debezium.time.MicroTime", "t", null),
+        f("struct", "io.debezium.data.VariableScaleDecimal", "vsd", null),
+        f("string", null, "s", null)) + "]";
+    String schema = "{\"type\":\"struct\",\"fields\":[{\"type\":\"struct\",\"optional\":true,\"field\":\"after\",\"fields\":" + fields
+        + "},{\"type\":\"string\",\"field\":\"op\"}]}";
+    String payload = "{\"after\":{\"id\":1,\"small\":-2,\"flag\":true,\"f\":1.25,\"d\":-2.5,"
+        + "\"amount\":\"" + unscaled("-12345") + "\",\"huge\":\"" + unscaled("123") + "\","
+        + "\"day\":-3,\"at_us\":-1,\"at_ms\":1500,\"at_ns\":1000000001,\"zoned\":\"2026-01-01T10:00:00+02:00\","
+        + "\"t\":3723000000,\"vsd\":{\"scale\":3,\"value\":\"" + unscaled("-5") + "\"},\"s\":null},\"op\":\"r\"}";
+    ChangeEvent e = decode(null, "{\"schema\":" + schema + ",\"payload\":" + payload + "}");
+    assertEquals(
+        List.of(ColumnType.BIGINT, ColumnType.INT, ColumnType.BOOLEAN, ColumnType.FLOAT, ColumnType.DOUBLE,
+            ColumnType.decimal(12, 3), ColumnType.STRING, ColumnType.DATE, ColumnType.TIMESTAMP, ColumnType.TIMESTAMP,
+            ColumnType.TIMESTAMP, ColumnType.TIMESTAMP, ColumnType.STRING, ColumnType.STRING, ColumnType.STRING),
+        e.schema().columns().stream().map(c -> c.type()).toList());
+    assertEquals(1L, e.value("id"));
+    assertEquals(-2, e.value("small"));
+    assertEquals(1.25f, e.value("f"));
+    assertEquals(new BigDecimal("-12.345"), e.value("amount"));
+    assertEquals("1.23", e.value("huge"), "decimals wider than 38 digits become strings");
+    assertEquals(LocalDate.of(1969, 12, 29), e.value("day"));
+    assertEquals(Instant.parse("1969-12-31T23:59:59.999999Z"), e.value("at_us"));
+    assertEquals(Instant.ofEpochMilli(1500), e.value("at_ms"));
+    assertEquals(Instant.parse("1970-01-01T00:00:01.000000001Z"), e.value("at_ns"));
+    assertEquals(Instant.parse("2026-01-01T08:00:00Z"), e.value("zoned"));
+    assertEquals("01:02:03", e.value("t"));
+    assertEquals("-0.005", e.value("vsd"));
+    assertNull(e.value("s"));
+  }
+
+  @Test
+  void malformedRecordsAreRefusedWithAReason() {
+    DecodeException notJson = assertThrows(DecodeException.class, () -> decode(null, "{nope"));
+    assertTrue(notJson.getMessage().contains("not valid JSON"), notJson.getMessage());
+    DecodeException badOp = assertThrows(DecodeException.class, () -> decode(null, "{\"after\":{\"id\":1},\"op\":\"x\"}"));
+    assertTrue(badOp.getMessage().contains("'x'"), badOp.getMessage());
+    DecodeException wrongType = assertThrows(DecodeException.class, () -> decode(null,
+        "{\"schema\":{\"type\":\"struct\",\"fields\":[{\"type\":\"int64\",\"field\":\"id\"}]},\"payload\":{\"id\":\"abc\"}}"));
+    assertTrue(wrongType.getMessage().contains("column id"), wrongType.getMessage());
+    assertThrows(DecodeException.class, () -> decode(null, "[1,2]"));
+  }
+
+  private static String f(String type, String name, String field, String params) {
+    return "{\"type\":\"" + type + "\",\"optional\":true" + (name == null ? "" : ",\"name\":\"" + name + "\"")
+        + (params == null ? "" : ",\"parameters\":" + params) + ",\"field\":\"" + field + "\"}";
+  }
+
+  private static String unscaled(String v) {
+    return Base64.getEncoder().encodeToString(new BigInteger(v).toByteArray());
+  }
+}
