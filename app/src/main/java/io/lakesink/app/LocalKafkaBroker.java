@@ -65,6 +65,27 @@ public final class LocalKafkaBroker implements AutoCloseable {
     }
   }
 
+  /** Deletes a topic and waits until the broker no longer lists it. */
+  public void deleteTopic(String name) {
+    Properties p = new Properties();
+    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+    try (Admin admin = Admin.create(p)) {
+      admin.deleteTopics(List.of(name)).all().get();
+      long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+      while (admin.listTopics().names().get().contains(name)) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("Topic " + name + " still listed 60 s after its deletion");
+        }
+        Thread.sleep(50); // polling a condition, with a deadline
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("Could not delete topic " + name + ": " + e.getCause(), e);
+    }
+  }
+
   @Override
   public void close() {
     try {

@@ -137,6 +137,29 @@ class ChangelogEndToEndTest {
   }
 
   @Test
+  void aTopicRecreatedBehindTheTablesBackStopsTheTableInsteadOfReplaying() throws Exception {
+    String topic = SharedKafka.newTopic("recreated", 1);
+    try (KafkaProducer<byte[], byte[]> producer = SharedKafka.producer()) {
+      for (int i = 0; i < 5; i++) SharedKafka.send(producer, topic, 0, "{\"id\":" + i + "}", envelope("c", i, "a", i));
+      producer.flush();
+    }
+    WorkerHarness w = new WorkerHarness(data).subscribe("- {topic: " + topic + ", table: t}");
+    assertEquals(Main.OK, w.runToEnd());
+    SharedKafka.broker().deleteTopic(topic);
+    SharedKafka.broker().createTopic(topic, 1);
+    try (KafkaProducer<byte[], byte[]> producer = SharedKafka.producer()) {
+      for (int i = 0; i < 2; i++) SharedKafka.send(producer, topic, 0, "{\"id\":" + i + "}", envelope("u", i, "b", 10 + i));
+      producer.flush();
+    }
+
+    WorkerResult result = w.runForResult();
+
+    DeliveryState.Failed failed = assertInstanceOf(DeliveryState.Failed.class, result.states().get("t_APPEND"));
+    assertTrue(failed.reason().getMessage().contains("up to offset 5 but the partition now ends at offset 2"), failed.reason().getMessage());
+    assertEquals(5, w.rows("t").size(), "nothing replayed");
+  }
+
+  @Test
   void deleteWithoutBeforeImageKeepsTheKeyFromTheRecordKey() throws Exception {
     String topic = SharedKafka.newTopic("nobefore", 1);
     try (KafkaProducer<byte[], byte[]> producer = SharedKafka.producer()) {

@@ -62,6 +62,40 @@ public final class Errors {
         null);
   }
 
+  public static TableFailureException offsetsAheadOfTopic(String table, String partition, long stored, long end) {
+    return new TableFailureException(
+        "Table "
+            + table
+            + " has delivered "
+            + partition
+            + " up to offset "
+            + stored
+            + " but the partition now ends at offset "
+            + end
+            + ": the topic was probably deleted and re-created. Reading it from the start would"
+            + " duplicate rows. Deliver the new topic to a new table (or move the old table away),"
+            + " then restart.",
+        null,
+        null);
+  }
+
+  public static TableFailureException offsetsBehindRetention(String table, String partition, long stored, long earliest) {
+    return new TableFailureException(
+        "Table "
+            + table
+            + " needs "
+            + partition
+            + " from offset "
+            + stored
+            + " but the oldest offset Kafka still holds is "
+            + earliest
+            + ": the events in between were deleted by retention before lakesink read them."
+            + " Backfill the table from the source, or accept the gap by moving the table away,"
+            + " then restart.",
+        null,
+        null);
+  }
+
   public static TableFailureException commitFailed(String table, int attempts, Throwable cause) {
     return new TableFailureException(
         "Committing to table "

@@ -250,14 +250,25 @@ public final class KafkaWorker implements AutoCloseable {
         byTable.computeIfAbsent(byTopic.get(tp.topic()), x -> new ArrayList<>())
             .add(new SourcePartition(tp.topic(), tp.partition()));
       }
+      Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
+      Map<TopicPartition, Long> beginnings = consumer.beginningOffsets(partitions);
+      endOffsets.putAll(ends);
       byTable.forEach(
           (d, ps) -> {
             Map<SourcePartition, Long> stored = d.storedOffsets(ps);
             for (SourcePartition p : ps) {
               TopicPartition tp = new TopicPartition(p.topic(), p.partition());
               Long next = stored.get(p);
-              if (next != null) {
-                consumer.seek(tp, next);
+              if (next != null && d.state().healthy()) {
+                // Seeking outside the partition would make the consumer reset silently:
+                // a replay (duplicates) or a gap (lost events). Stop the table instead.
+                if (next > ends.get(tp)) {
+                  d.fail(Errors.offsetsAheadOfTopic(d.tableName(), p.toString(), next, ends.get(tp)));
+                } else if (next < beginnings.get(tp)) {
+                  d.fail(Errors.offsetsBehindRetention(d.tableName(), p.toString(), next, beginnings.get(tp)));
+                } else {
+                  consumer.seek(tp, next);
+                }
               }
               log.info("Assigned {} → {}, resuming at {}", p, d.tableName(), next != null ? "offset " + next + " (from the Delta log)" : "the group's committed offset or the earliest");
             }
@@ -265,7 +276,6 @@ public final class KafkaWorker implements AutoCloseable {
               consumer.pause(ps.stream().map(p -> new TopicPartition(p.topic(), p.partition())).toList());
             }
           });
-      endOffsets.putAll(consumer.endOffsets(partitions));
     }
   }
 }
