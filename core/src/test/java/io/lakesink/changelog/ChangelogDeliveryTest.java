@@ -83,6 +83,18 @@ class ChangelogDeliveryTest {
   }
 
   @Test
+  void aCheckpointIsWrittenEveryTenCommits() {
+    ChangelogDelivery d = delivery(table());
+    for (int i = 0; i < 11; i++) {
+      d.accept(event("t", 0, i, Operation.CREATE, 1L, row("id", (long) i)));
+      d.flush();
+    }
+    // Version 0 creates the table, versions 1..11 hold the rows: version 10 is checkpointed.
+    assertTrue(Files.exists(dir.resolve("lakesink/orders_APPEND/_delta_log/00000000000000000010.checkpoint.parquet")));
+    assertEquals(11, DeltaTableReader.readAll(table()).size());
+  }
+
+  @Test
   void newSourceColumnIsAddedAtTheEndAndOlderRowsReadNull() {
     ChangelogDelivery d = delivery(table());
     d.accept(event("t", 0, 0, Operation.CREATE, 1L, row("id", 1L)));
