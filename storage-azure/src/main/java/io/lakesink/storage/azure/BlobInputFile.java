@@ -1,0 +1,48 @@
+package io.lakesink.storage.azure;
+
+import com.azure.storage.blob.BlobClient;
+import io.delta.kernel.defaults.engine.fileio.InputFile;
+import io.delta.kernel.defaults.engine.fileio.SeekableInputStream;
+import java.io.IOException;
+
+/**
+ * A blob to read. Kernel passes the size it knows from the log, -1 when it does not, and 0 for
+ * _last_checkpoint, whose size it never looked up: like Hadoop's input file, sizes ≤ 0 count as
+ * unknown. (Trusting the 0 makes the file read as empty, which Kernel retries for 3 s.)
+ */
+final class BlobInputFile implements InputFile {
+  private final BlobClient blob;
+  private final String path;
+  private final AzureErrors errors;
+  private long size;
+
+  BlobInputFile(BlobClient blob, String path, long size, AzureErrors errors) {
+    this.blob = blob;
+    this.path = path;
+    this.size = size > 0 ? size : -1;
+    this.errors = errors;
+  }
+
+  @Override
+  public long length() throws IOException {
+    if (size < 0) {
+      try {
+        size = blob.getProperties().getBlobSize();
+      } catch (RuntimeException e) {
+        throw errors.translate("read", path, e);
+      }
+    }
+    return size;
+  }
+
+  @Override
+  public String path() {
+    return path;
+  }
+
+  @Override
+  public SeekableInputStream newStream() {
+    // An unknown size is learnt from the first range response (Content-Range), not a HEAD.
+    return new BlobRangeInputStream(blob, path, size, errors);
+  }
+}
