@@ -31,9 +31,14 @@ final class Commands {
   }
 
   static int run(WorkerConfig config, boolean stopAtEnd, FlushHook hook) {
+    try (TableStorage storage = Pipeline.storage(config.storage())) {
+      return run(config, storage, stopAtEnd, hook);
+    }
+  }
+
+  static int run(WorkerConfig config, TableStorage storage, boolean stopAtEnd, FlushHook hook) {
     WorkerResult result;
-    try (TableStorage storage = Pipeline.storage(config.storage());
-        KafkaWorker worker = Pipeline.worker(config, storage, hook, Clock.systemUTC())) {
+    try (KafkaWorker worker = Pipeline.worker(config, storage, hook, Clock.systemUTC())) {
       Thread shutdown = new Thread(worker::stop, "lakesink-shutdown");
       Runtime.getRuntime().addShutdownHook(shutdown);
       try {

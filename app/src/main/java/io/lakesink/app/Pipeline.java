@@ -12,6 +12,8 @@ import io.lakesink.kafka.KafkaWorker;
 import io.lakesink.kafka.decode.DebeziumJsonDecoder;
 import io.lakesink.storage.LocalStorage;
 import io.lakesink.storage.TableStorage;
+import io.lakesink.storage.azure.AzureStorage;
+import io.lakesink.storage.azure.AzureStorageSettings;
 import io.lakesink.view.CurrentStateView;
 import io.delta.kernel.engine.Engine;
 import java.nio.file.Path;
@@ -34,7 +36,8 @@ public final class Pipeline {
   public static TableStorage storage(WorkerConfig.StorageSettings settings) {
     return switch (settings.type()) {
       case "local" -> new LocalStorage(Path.of(settings.path()), settings.prefix());
-      default -> throw Errors.invalid("storage.type", "is '" + settings.type() + "'", "use local");
+      case "azure" -> AzureStorage.create(AzureStorageSettings.fromConfig(settings.settings()));
+      default -> throw Errors.invalid("storage.type", "is '" + settings.type() + "'", "use local or azure");
     };
   }
 

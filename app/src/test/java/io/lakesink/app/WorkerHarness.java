@@ -27,6 +27,8 @@ final class WorkerHarness {
   String delivery = "  flush_interval: 1s\n";
   /** Extra lines under kafka:, e.g. consumer properties. */
   String kafkaExtra = "";
+  /** The lines under storage:; local in {@link #data} unless a test says otherwise. */
+  String storage;
 
   WorkerHarness(Path data) {
     this.data = data;
@@ -41,7 +43,7 @@ final class WorkerHarness {
   WorkerConfig config() {
     String yaml =
         "kafka:\n  bootstrap_servers: " + SharedKafka.bootstrap() + "\n  group_id: " + groupId + "\n" + kafkaExtra
-            + "storage:\n  type: local\n  path: " + data + "\n"
+            + "storage:\n" + (storage != null ? storage : "  type: local\n  path: " + data + "\n")
             + "delivery:\n" + delivery
             + "subscriptions:\n" + subscriptions;
     return new ConfigLoader(name -> null).parse(yaml, "test");

@@ -138,9 +138,20 @@ public final class ChangelogDelivery implements TableDelivery {
       // tombstone after a restart is harmless, an empty commit per tombstone is not.
       return Map.of();
     }
-    Throwable last = null;
+    RuntimeException last = null;
     for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       try {
+        if (last != null) {
+          // Before writing again, learn what the failed attempt left in the log: an attempt
+          // whose outcome looked failed may have landed.
+          Map<SourcePartition, Long> attempted = Map.copyOf(pending);
+          table.refresh();
+          dropCommitted();
+          if (buffer.isEmpty()) {
+            pending.clear();
+            return attempted;
+          }
+        }
         return attemptFlush();
       } catch (TableFailureException e) {
         fail(e);
@@ -154,15 +165,9 @@ public final class ChangelogDelivery implements TableDelivery {
         }
         last = e;
         log.warn("Flush of {} failed (attempt {}/{}), retrying: {}", tableName(), attempt, MAX_ATTEMPTS, e.toString());
-        Map<SourcePartition, Long> attempted = Map.copyOf(pending);
-        table.refresh();
-        dropCommitted();
-        if (buffer.isEmpty()) {
-          // An attempt whose outcome looked failed did land: nothing is left to write.
-          pending.clear();
-          return attempted;
+        if (attempt < MAX_ATTEMPTS) {
+          pause(100L << Math.min(attempt, 7));
         }
-        pause(100L << Math.min(attempt, 7));
       }
     }
     throw new RetryableException(

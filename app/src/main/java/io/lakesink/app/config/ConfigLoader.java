@@ -35,6 +35,7 @@ import java.util.regex.Pattern;
 public final class ConfigLoader {
   private static final Pattern ENV = Pattern.compile("\\$\\{env:([A-Za-z_][A-Za-z0-9_]*)}");
   private static final Set<String> TOP = Set.of("kafka", "storage", "delivery", "subscriptions");
+  private static final Set<String> LOCAL_STORAGE = Set.of("type", "path", "prefix");
   private static final Set<String> KAFKA = Set.of("bootstrap_servers", "group_id", "properties");
   private static final Set<String> DELIVERY = Set.of("flush_interval", "flush_rows", "flush_bytes");
   private static final Set<String> SUBSCRIPTION =
@@ -124,10 +125,12 @@ public final class ConfigLoader {
     }
     switch (type) {
       case "local" -> {
+        onlyKnown(s, LOCAL_STORAGE, "storage");
         String path = requiredText(s, "storage.path", "the directory tables are written under, e.g. ./data");
         return new WorkerConfig.StorageSettings(type, path, prefix, all);
       }
       case "azure" -> {
+        // The storage-azure module validates its own keys (and names them in its errors).
         return new WorkerConfig.StorageSettings(type, null, prefix, all);
       }
       default -> throw Errors.invalid("storage.type", "is '" + type + "'", "use local or azure");
@@ -206,7 +209,7 @@ public final class ConfigLoader {
   private static void onlyKnown(JsonNode node, Set<String> known, String at) {
     for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
       String name = it.next();
-      if (!known.contains(name) && !at.equals("storage")) {
+      if (!known.contains(name)) {
         throw Errors.invalid(join(at, name), "is not a known key", "known keys here are " + new java.util.TreeSet<>(known));
       }
     }
