@@ -17,6 +17,7 @@ import io.lakesink.error.SourcePosition;
 import io.lakesink.error.TableFailureException;
 import io.lakesink.event.ChangeEvent;
 import io.lakesink.event.Column;
+import io.lakesink.mapping.ColumnMapping;
 import java.time.Clock;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
@@ -47,6 +48,7 @@ public final class ChangelogDelivery implements TableDelivery {
   private final FlushHook hook;
   private final Clock clock;
   private final Backoff backoff;
+  private final ColumnMapping mapping;
 
   private final List<ChangeEvent> buffer = new ArrayList<>();
   private long bufferedBytes;
@@ -73,6 +75,7 @@ public final class ChangelogDelivery implements TableDelivery {
     this.hook = hook;
     this.clock = clock;
     this.backoff = backoff;
+    this.mapping = new ColumnMapping(subscription.targetTable(), subscription.columns());
   }
 
   @Override
@@ -97,11 +100,12 @@ public final class ChangelogDelivery implements TableDelivery {
   }
 
   @Override
-  public void accept(ChangeEvent event) {
-    if (alreadyStored(event.position())) {
+  public void accept(ChangeEvent source) {
+    if (alreadyStored(source.position())) {
       // Re-read after a restart whose source position lagged the log: the table has it.
       return;
     }
+    ChangeEvent event = mapping.apply(source);
     if (buffer.isEmpty()) {
       oldestMillis = clock.millis();
     }

@@ -1,5 +1,6 @@
 package io.lakesink.config;
 
+import io.lakesink.mapping.ColumnRule;
 import java.util.List;
 
 /**
@@ -9,6 +10,7 @@ import java.util.List;
  * @param table the target table name as configured (sanitized by {@link TableNames})
  * @param primaryKey key columns; empty means "the fields of the record key"
  * @param includeMetadataColumns whether the current-state view keeps {@code __op}/{@code __ts_ms}
+ * @param columns the column mapping; empty means every source column as it is
  */
 public record Subscription(
     String topic,
@@ -16,10 +18,21 @@ public record Subscription(
     DeliveryMode mode,
     List<String> primaryKey,
     SourceFormat format,
-    boolean includeMetadataColumns) {
+    boolean includeMetadataColumns,
+    List<ColumnRule> columns) {
 
   public Subscription {
+    columns = List.copyOf(columns);
+    if (primaryKey.isEmpty()) {
+      // Columns flagged in the mapping are the key when none is listed.
+      primaryKey = columns.stream().filter(ColumnRule::primaryKey).map(ColumnRule::name).toList();
+    }
     primaryKey = List.copyOf(primaryKey);
+  }
+
+  public Subscription(
+      String topic, String table, DeliveryMode mode, List<String> primaryKey, SourceFormat format, boolean includeMetadataColumns) {
+    this(topic, table, mode, primaryKey, format, includeMetadataColumns, List.of());
   }
 
   /** The Delta table this subscription writes. */

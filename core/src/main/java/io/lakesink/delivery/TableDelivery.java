@@ -22,7 +22,11 @@ public interface TableDelivery {
   /** The next offset to read for each partition, as the table's log stores it. */
   Map<SourcePartition, Long> storedOffsets(Collection<SourcePartition> partitions);
 
-  /** Buffers one event. */
+  /**
+   * Buffers one event.
+   *
+   * @throws TableFailureException when the event cannot be delivered (a cast that fails)
+   */
   void accept(ChangeEvent event);
 
   /** Records that a position was read and needs no row (a tombstone), so commits cover it. */

@@ -48,6 +48,25 @@ public final class Errors {
         null);
   }
 
+  public static TableFailureException castFailed(
+      String table, String column, ColumnType cast, String reason, SourcePosition at) {
+    return new TableFailureException(
+        "The column mapping of table "
+            + table
+            + " casts "
+            + column
+            + " to "
+            + cast
+            + ", but the record at "
+            + at
+            + " holds a value that does not convert ("
+            + reason
+            + "). Change the cast in the subscription's column mapping, or map the column to"
+            + " string.",
+        at,
+        null);
+  }
+
   public static TableFailureException reservedColumn(String table, String column, SourcePosition at) {
     return new TableFailureException(
         "The record at "

@@ -136,8 +136,12 @@ public final class KafkaWorker implements AutoCloseable {
     }
     if (event == null) {
       delivery.skip(at);
-    } else {
+      return;
+    }
+    try {
       delivery.accept(event);
+    } catch (TableFailureException e) {
+      failTable(delivery, e);
     }
   }
 

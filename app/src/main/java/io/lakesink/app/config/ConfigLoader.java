@@ -12,6 +12,7 @@ import io.lakesink.config.TableNames;
 import io.lakesink.delivery.FlushPolicy;
 import io.lakesink.error.ConfigurationException;
 import io.lakesink.error.Errors;
+import io.lakesink.mapping.ColumnRule;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,7 +40,8 @@ public final class ConfigLoader {
   private static final Set<String> KAFKA = Set.of("bootstrap_servers", "group_id", "properties");
   private static final Set<String> DELIVERY = Set.of("flush_interval", "flush_rows", "flush_bytes");
   private static final Set<String> SUBSCRIPTION =
-      Set.of("topic", "table", "mode", "primary_key", "format", "include_metadata_columns");
+      Set.of("topic", "table", "mode", "primary_key", "format", "include_metadata_columns", "columns");
+  private static final Set<String> COLUMN = Set.of("source", "name", "cast", "primary_key");
 
   private final Function<String, String> environment;
 
@@ -193,9 +195,46 @@ public final class ConfigLoader {
       if (previous != null) {
         throw Errors.invalid(at + ".table", "names table " + table + " like " + previous, "give each subscription its own table");
       }
-      subs.add(new Subscription(topic, table, mode, key, format, meta));
+      List<ColumnRule> columns = columns(s.get("columns"), at + ".columns");
+      List<String> flagged = columns.stream().filter(ColumnRule::primaryKey).map(ColumnRule::name).toList();
+      if (!key.isEmpty() && !flagged.isEmpty() && !key.equals(flagged)) {
+        throw Errors.invalid(at + ".primary_key", "is " + key + " but the column mapping flags " + flagged,
+            "declare the key in one place");
+      }
+      subs.add(new Subscription(topic, table, mode, key, format, meta, columns));
     }
     return subs;
+  }
+
+  private static List<ColumnRule> columns(JsonNode list, String at) {
+    List<ColumnRule> rules = new ArrayList<>();
+    if (list == null || list.isNull()) {
+      return rules;
+    }
+    if (!list.isArray()) {
+      throw Errors.invalid(at, "is not a list", "write one {source, name, cast, primary_key} entry per column");
+    }
+    Set<String> names = new HashSet<>();
+    for (int i = 0; i < list.size(); i++) {
+      String here = at + "[" + i + "]";
+      JsonNode c = list.get(i);
+      if (c.isTextual()) {
+        c = new ObjectMapper().createObjectNode().put("source", c.textValue());
+      }
+      if (!c.isObject()) {
+        throw Errors.invalid(here, "is not a mapping", "write {source: column} at least");
+      }
+      onlyKnown(c, COLUMN, here);
+      String source = requiredText(c, here + ".source", "the source column's name");
+      String name = optionalText(c, "name", source);
+      JsonNode cast = c.get("cast");
+      boolean pk = c.has("primary_key") && bool(c.get("primary_key"), here + ".primary_key");
+      if (!names.add(name)) {
+        throw Errors.invalid(here + ".name", "repeats column " + name, "give each mapped column its own name");
+      }
+      rules.add(new ColumnRule(source, name, cast == null || cast.isNull() ? null : ColumnRule.castType(cast.asText()), pk));
+    }
+    return rules;
   }
 
   private static JsonNode section(JsonNode root, String key, String what) {

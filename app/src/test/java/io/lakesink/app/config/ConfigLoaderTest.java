@@ -59,6 +59,21 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void columnMappingIsReadAndItsFlagsMakeTheKey() {
+    WorkerConfig c = loader.parse(MINIMAL.replace("table: orders}", """
+        table: orders, columns: [{source: id, name: order_id, cast: long, primary_key: true}, status, {source: amt, cast: decimal}]}"""), "test");
+    var s = c.subscriptions().get(0);
+    assertEquals(List.of("order_id"), s.primaryKey());
+    assertEquals(List.of(
+        new io.lakesink.mapping.ColumnRule("id", "order_id", io.lakesink.event.ColumnType.BIGINT, true),
+        new io.lakesink.mapping.ColumnRule("status", "status", null, false),
+        new io.lakesink.mapping.ColumnRule("amt", "amt", io.lakesink.event.ColumnType.STRING, false)), s.columns());
+    assertMessage(MINIMAL.replace("table: orders}", "table: orders, primary_key: [x], columns: [{source: id, primary_key: true}]}"), "declare the key in one place");
+    assertMessage(MINIMAL.replace("table: orders}", "table: orders, columns: [{source: a, name: b}, {source: c, name: b}]}"), "repeats column b");
+    assertMessage(MINIMAL.replace("table: orders}", "table: orders, columns: [{name: b}]}"), "'subscriptions[0].columns[0].source' is required");
+  }
+
+  @Test
   void errorsNameTheKeyAndTheFix() {
     assertMessage("kafka: {}\nstorage: {type: local, path: x}\nsubscriptions: [{topic: t, table: t}]", "'kafka.bootstrap_servers' is required");
     assertMessage(MINIMAL.replace("table: orders", "table: orders, primary_keys: [id]"), "'subscriptions[0].primary_keys' is not a known key");

@@ -1,0 +1,92 @@
+package io.lakesink.types;
+
+import io.lakesink.event.ColumnType;
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
+import java.util.Locale;
+
+/**
+ * The casts of a column mapping. Unlike {@link ValueCoercion}, a cast converts on purpose (text
+ * is parsed, a timestamp keeps its day), but it never invents a value: what cannot be converted
+ * is refused.
+ */
+public final class Casts {
+  private Casts() {}
+
+  /** @throws IllegalArgumentException when the value cannot be converted */
+  public static Object cast(Object value, ColumnType to) {
+    if (value == null) {
+      return null;
+    }
+    try {
+      return switch (to.kind()) {
+        case STRING -> ValueCoercion.render(value);
+        case BIGINT -> toLong(value);
+        case DOUBLE -> toDouble(value);
+        case BOOLEAN -> toBoolean(value);
+        case DATE -> toDate(value);
+        case TIMESTAMP -> toTimestamp(value);
+        default -> throw new IllegalArgumentException("no cast to " + to);
+      };
+    } catch (ArithmeticException | NumberFormatException | DateTimeParseException e) {
+      throw new IllegalArgumentException("cannot cast " + describe(value) + " to " + to, e);
+    }
+  }
+
+  private static long toLong(Object v) {
+    if (v instanceof Integer i) return i;
+    if (v instanceof Long l) return l;
+    if (v instanceof BigDecimal d) return d.longValueExact();
+    if (v instanceof Float || v instanceof Double) return new BigDecimal(v.toString()).longValueExact();
+    if (v instanceof String s) return new BigDecimal(s.trim()).longValueExact();
+    throw new IllegalArgumentException("cannot cast " + describe(v) + " to bigint");
+  }
+
+  private static double toDouble(Object v) {
+    if (v instanceof Number n) return n.doubleValue();
+    if (v instanceof String s) return Double.parseDouble(s.trim());
+    throw new IllegalArgumentException("cannot cast " + describe(v) + " to double");
+  }
+
+  private static boolean toBoolean(Object v) {
+    if (v instanceof Boolean b) return b;
+    String s = v.toString().trim().toLowerCase(Locale.ROOT);
+    return switch (s) {
+      case "true", "t", "1", "yes", "y" -> true;
+      case "false", "f", "0", "no", "n" -> false;
+      default -> throw new IllegalArgumentException("cannot cast " + describe(v) + " to boolean");
+    };
+  }
+
+  private static LocalDate toDate(Object v) {
+    if (v instanceof LocalDate d) return d;
+    if (v instanceof Instant t) return LocalDate.ofInstant(t, ZoneOffset.UTC);
+    if (v instanceof String s) return LocalDate.parse(s.trim().length() > 10 ? s.trim().substring(0, 10) : s.trim());
+    throw new IllegalArgumentException("cannot cast " + describe(v) + " to date");
+  }
+
+  private static Instant toTimestamp(Object v) {
+    if (v instanceof Instant t) return t;
+    if (v instanceof LocalDate d) return d.atStartOfDay().toInstant(ZoneOffset.UTC);
+    if (v instanceof Long || v instanceof Integer) return Instant.ofEpochMilli(((Number) v).longValue());
+    if (v instanceof String s) {
+      String t = s.trim().replace(' ', 'T');
+      try {
+        return OffsetDateTime.parse(t).toInstant();
+      } catch (DateTimeParseException noOffset) {
+        return LocalDateTime.parse(t).toInstant(ZoneOffset.UTC); // no zone given: read as UTC
+      }
+    }
+    throw new IllegalArgumentException("cannot cast " + describe(v) + " to timestamp");
+  }
+
+  private static String describe(Object v) {
+    String s = String.valueOf(v);
+    return v.getClass().getSimpleName() + " '" + (s.length() > 40 ? s.substring(0, 37) + "..." : s) + "'";
+  }
+}
