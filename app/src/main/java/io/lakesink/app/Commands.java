@@ -12,6 +12,8 @@ import io.lakesink.delta.KernelEngine;
 import io.lakesink.error.ConfigurationException;
 import io.lakesink.kafka.KafkaWorker;
 import io.lakesink.kafka.WorkerResult;
+import io.lakesink.quarantine.QuarantineRecord;
+import io.lakesink.quarantine.QuarantineStore;
 import io.lakesink.storage.TableStorage;
 import io.lakesink.view.CurrentState;
 import java.nio.file.Path;
@@ -52,11 +54,55 @@ final class Commands {
       }
     }
     result.states().forEach((table, state) -> {
-      if (state instanceof DeliveryState.Failed f) {
-        System.err.println("Table " + table + " stopped: " + f.reason().getMessage());
+      if (state instanceof DeliveryState.Quarantined f) {
+        System.err.println("Table " + table + " stopped: " + f.record().reason());
       }
     });
     return result.allHealthy() ? Main.OK : Main.TABLES_FAILED;
+  }
+
+  static int quarantine(Path configFile, String action, String table) {
+    WorkerConfig config = ConfigLoader.fromSystemEnvironment().load(configFile);
+    try (TableStorage storage = Pipeline.storage(config.storage())) {
+      QuarantineStore store = new QuarantineStore(storage);
+      switch (action) {
+        case "list" -> {
+          List<QuarantineRecord> records = store.list();
+          if (records.isEmpty()) {
+            System.out.println("No table is quarantined.");
+          }
+          for (QuarantineRecord r : records) {
+            System.out.println(r.table() + "  quarantined since " + r.since()
+                + (r.topic() == null ? "" : "  at topic " + r.topic() + ", partition " + r.partition() + ", offset " + r.offset()));
+            System.out.println("  " + r.reason());
+          }
+          return Main.OK;
+        }
+        case "release" -> {
+          if (table == null) {
+            throw new ConfigurationException("quarantine release needs --table NAME.");
+          }
+          Subscription s = subscription(config, table);
+          if (!store.release(s.targetTable())) {
+            System.out.println("Table " + s.targetTable() + " is not quarantined.");
+            return Main.OK;
+          }
+          System.out.println("Released " + s.targetTable() + ": it resumes from its stored offsets at the next start,"
+              + " or within " + KafkaWorker.RELEASE_CHECK.toSeconds() + " s in a running worker.");
+          return Main.OK;
+        }
+        default -> throw new ConfigurationException("Unknown quarantine action '" + action + "': use list or release.");
+      }
+    }
+  }
+
+  private static Subscription subscription(WorkerConfig config, String table) {
+    return config.subscriptions().stream()
+        .filter(x -> x.table().equals(table) || TableNames.sanitize(x.table()).equals(table) || x.targetTable().equals(table))
+        .findFirst()
+        .orElseThrow(() -> new ConfigurationException(
+            "No subscription writes table " + table + "; configured tables: "
+                + config.subscriptions().stream().map(Subscription::table).toList()));
   }
 
   static int views(Path configFile) {
@@ -71,13 +117,7 @@ final class Commands {
 
   static int show(Path configFile, String table) {
     WorkerConfig config = ConfigLoader.fromSystemEnvironment().load(configFile);
-    Subscription s =
-        config.subscriptions().stream()
-            .filter(x -> x.table().equals(table) || TableNames.sanitize(x.table()).equals(table))
-            .findFirst()
-            .orElseThrow(() -> new ConfigurationException(
-                "No subscription writes table " + table + "; configured tables: "
-                    + config.subscriptions().stream().map(Subscription::table).toList()));
+    Subscription s = subscription(config, table);
     try (TableStorage storage = Pipeline.storage(config.storage())) {
       System.out.print(currentState(storage, s));
     }

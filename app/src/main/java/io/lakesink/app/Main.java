@@ -28,6 +28,7 @@ public final class Main {
         case "views" -> Commands.views(a.config());
         case "show" -> Commands.show(a.config(), a.required("--table"));
         case "demo" -> Demo.run(a.value("--data", "demo-data"));
+        case "quarantine" -> Commands.quarantine(a.config(), a.positional(0, "list or release"), a.value("--table", null));
         default -> {
           System.err.println("Unknown command '" + args[0] + "'.\n" + USAGE_TEXT);
           yield USAGE;
@@ -47,6 +48,8 @@ public final class Main {
         views --config FILE                   print each subscription's current-state view SQL
         show  --config FILE --table NAME      print a table's current state from storage
         demo  [--data DIR]                    local Kafka + sample change stream → Delta tables in DIR
+        quarantine list    --config FILE              list quarantined tables and why
+        quarantine release --config FILE --table NAME release a table (a running worker resumes it within 10 s)
       """;
 
   /** Minimal option parsing: {@code --name value} and flags. */
@@ -72,6 +75,13 @@ public final class Main {
 
     java.nio.file.Path config() {
       return java.nio.file.Path.of(required("--config"));
+    }
+
+    String positional(int index, String expected) {
+      if (args.size() <= index || args.get(index).startsWith("--")) {
+        throw new ConfigurationException("Expected " + expected + ".\n" + USAGE_TEXT);
+      }
+      return args.get(index);
     }
 
     boolean flag(String name) {

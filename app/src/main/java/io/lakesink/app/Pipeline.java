@@ -4,7 +4,9 @@ import io.lakesink.app.config.WorkerConfig;
 import io.lakesink.changelog.ChangelogDelivery;
 import io.lakesink.config.Subscription;
 import io.lakesink.config.TableNames;
+import io.lakesink.delivery.DeliveryContext;
 import io.lakesink.delivery.FlushHook;
+import io.lakesink.quarantine.QuarantineStore;
 import io.lakesink.delta.DeltaTable;
 import io.lakesink.delta.KernelEngine;
 import io.lakesink.error.Errors;
@@ -52,11 +54,14 @@ public final class Pipeline {
   }
 
   public static KafkaWorker worker(WorkerConfig config, TableStorage storage, FlushHook hook, Clock clock) {
+    return worker(config, storage, DeliveryContext.of(config.delivery(), new QuarantineStore(storage)).withHook(hook).withClock(clock));
+  }
+
+  public static KafkaWorker worker(WorkerConfig config, TableStorage storage, DeliveryContext context) {
     Engine engine = KernelEngine.create(storage);
     List<KafkaWorker.Route> routes = new ArrayList<>();
     for (Subscription s : config.subscriptions()) {
-      ChangelogDelivery delivery =
-          new ChangelogDelivery(s, table(storage, engine, s), config.delivery(), hook, clock, ChangelogDelivery.Backoff.SLEEP);
+      ChangelogDelivery delivery = new ChangelogDelivery(s, table(storage, engine, s), context);
       routes.add(new KafkaWorker.Route(delivery, DebeziumJsonDecoder::new));
       log.info(
           "Subscription {} → {} ({}); current-state view{}:\n{}",
@@ -67,6 +72,6 @@ public final class Pipeline {
     Map<String, Object> props = new HashMap<>(config.kafka().properties());
     props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafka().bootstrapServers());
     props.put(ConsumerConfig.GROUP_ID_CONFIG, config.kafka().groupId());
-    return new KafkaWorker(props, routes, hook, clock, Duration.ofSeconds(60));
+    return new KafkaWorker(props, routes, context.hook(), context.clock(), Duration.ofSeconds(60));
   }
 }

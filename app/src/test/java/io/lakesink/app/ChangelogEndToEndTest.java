@@ -123,9 +123,9 @@ class ChangelogEndToEndTest {
 
     WorkerResult result = w.runForResult();
 
-    assertTrue(result.states().get("good_APPEND").healthy());
-    DeliveryState.Failed failed = assertInstanceOf(DeliveryState.Failed.class, result.states().get("bad_APPEND"));
-    String message = failed.reason().getMessage();
+    assertTrue(result.states().get("good_APPEND").delivering());
+    DeliveryState.Quarantined failed = assertInstanceOf(DeliveryState.Quarantined.class, result.states().get("bad_APPEND"));
+    String message = failed.record().reason();
     assertTrue(message.contains("topic " + bad + ", partition 0, offset 12") && message.contains("not valid JSON"), message);
     assertEquals(20, w.rows("good").size());
     w.rows("bad").forEach(r -> assertTrue((Long) r.get("__offset") < 12));
@@ -154,8 +154,8 @@ class ChangelogEndToEndTest {
 
     WorkerResult result = w.runForResult();
 
-    DeliveryState.Failed failed = assertInstanceOf(DeliveryState.Failed.class, result.states().get("t_APPEND"));
-    assertTrue(failed.reason().getMessage().contains("up to offset 5 but the partition now ends at offset 2"), failed.reason().getMessage());
+    DeliveryState.Quarantined failed = assertInstanceOf(DeliveryState.Quarantined.class, result.states().get("t_APPEND"));
+    assertTrue(failed.record().reason().contains("up to offset 5 but the partition now ends at offset 2"), failed.record().reason());
     assertEquals(5, w.rows("t").size(), "nothing replayed");
   }
 

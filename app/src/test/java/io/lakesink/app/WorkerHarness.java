@@ -41,12 +41,15 @@ final class WorkerHarness {
   }
 
   WorkerConfig config() {
-    String yaml =
+    return new ConfigLoader(name -> null).parse(yaml(), "test");
+  }
+
+  String yaml() {
+    return
         "kafka:\n  bootstrap_servers: " + SharedKafka.bootstrap() + "\n  group_id: " + groupId + "\n" + kafkaExtra
             + "storage:\n" + (storage != null ? storage : "  type: local\n  path: " + data + "\n")
             + "delivery:\n" + delivery
             + "subscriptions:\n" + subscriptions;
-    return new ConfigLoader(name -> null).parse(yaml, "test");
   }
 
   int runToEnd() {
@@ -80,8 +83,8 @@ final class WorkerHarness {
 
   Map<SourcePartition, Long> storedOffsets(String table, String topic, int partitions) {
     TableStorage storage = Pipeline.storage(config().storage());
-    var delivery = new io.lakesink.changelog.ChangelogDelivery(
-        subscription(table), table(table), config().delivery(), FlushHook.NONE, java.time.Clock.systemUTC(), m -> {});
+    var delivery = new io.lakesink.changelog.ChangelogDelivery(subscription(table), table(table),
+        io.lakesink.delivery.DeliveryContext.of(config().delivery(), new io.lakesink.quarantine.QuarantineStore(storage)));
     List<SourcePartition> ps = new java.util.ArrayList<>();
     for (int p = 0; p < partitions; p++) ps.add(new SourcePartition(topic, p));
     return delivery.storedOffsets(ps);

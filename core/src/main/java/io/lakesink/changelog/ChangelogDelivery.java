@@ -1,12 +1,16 @@
 package io.lakesink.changelog;
 
 import io.lakesink.config.Subscription;
+import io.lakesink.delivery.Backoff;
+import io.lakesink.delivery.DeliveryContext;
+import io.lakesink.delivery.DeliveryMetrics;
 import io.lakesink.delivery.DeliveryState;
 import io.lakesink.delivery.FlushHook;
 import io.lakesink.delivery.FlushPolicy;
 import io.lakesink.delivery.FlushStep;
 import io.lakesink.delivery.SourcePartition;
 import io.lakesink.delivery.TableDelivery;
+import io.lakesink.delivery.TableStatus;
 import io.lakesink.delta.AppendRequest;
 import io.lakesink.delta.CommitErrors;
 import io.lakesink.delta.DeltaTable;
@@ -18,7 +22,10 @@ import io.lakesink.error.TableFailureException;
 import io.lakesink.event.ChangeEvent;
 import io.lakesink.event.Column;
 import io.lakesink.mapping.ColumnMapping;
+import io.lakesink.quarantine.TableQuarantine;
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -48,7 +55,9 @@ public final class ChangelogDelivery implements TableDelivery {
   private final FlushHook hook;
   private final Clock clock;
   private final Backoff backoff;
+  private final DeliveryMetrics metrics;
   private final ColumnMapping mapping;
+  private final TableQuarantine quarantine;
 
   private final List<ChangeEvent> buffer = new ArrayList<>();
   private long bufferedBytes;
@@ -57,25 +66,22 @@ public final class ChangelogDelivery implements TableDelivery {
   private final Map<SourcePartition, Long> pending = new LinkedHashMap<>();
   /** Next offset per partition as last read from, or committed to, the log. */
   private final Map<SourcePartition, Long> stored = new HashMap<>();
-  private DeliveryState state = new DeliveryState.Healthy();
+  private DeliveryState state;
+  private long lastVersion = -1;
+  private Instant lastCommitAt;
+  private long rowsDelivered;
 
-  /** Sleeps between commit attempts; tests pass one that records instead of sleeping. */
-  @FunctionalInterface
-  public interface Backoff {
-    Backoff SLEEP = millis -> Thread.sleep(millis);
-
-    void pause(long millis) throws InterruptedException;
-  }
-
-  public ChangelogDelivery(
-      Subscription subscription, DeltaTable table, FlushPolicy policy, FlushHook hook, Clock clock, Backoff backoff) {
+  public ChangelogDelivery(Subscription subscription, DeltaTable table, DeliveryContext context) {
     this.subscription = subscription;
     this.table = table;
-    this.policy = policy;
-    this.hook = hook;
-    this.clock = clock;
-    this.backoff = backoff;
+    this.policy = context.policy();
+    this.hook = context.hook();
+    this.clock = context.clock();
+    this.backoff = context.backoff();
+    this.metrics = context.metrics();
     this.mapping = new ColumnMapping(subscription.targetTable(), subscription.columns());
+    this.quarantine = new TableQuarantine(subscription.targetTable(), subscription, context.quarantine(), clock);
+    this.state = quarantine.initialState();
   }
 
   @Override
@@ -132,12 +138,12 @@ public final class ChangelogDelivery implements TableDelivery {
 
   @Override
   public boolean flushDue(long nowMillis) {
-    return state.healthy() && policy.due(buffer.size(), bufferedBytes, oldestMillis, nowMillis);
+    return state.delivering() && policy.due(buffer.size(), bufferedBytes, oldestMillis, nowMillis);
   }
 
   @Override
   public Map<SourcePartition, Long> flush() {
-    if (!state.healthy() || buffer.isEmpty()) {
+    if (!state.delivering() || buffer.isEmpty()) {
       // Skipped positions alone (tombstones) ride along with the next commit: re-reading a
       // tombstone after a restart is harmless, an empty commit per tombstone is not.
       return Map.of();
@@ -161,6 +167,7 @@ public final class ChangelogDelivery implements TableDelivery {
         fail(e);
         throw e;
       } catch (RuntimeException e) {
+        metrics.error(tableName(), CommitErrors.classify(e));
         if (CommitErrors.classify(e) != ErrorKind.RETRYABLE) {
           TableFailureException failure =
               new TableFailureException("Writing table " + tableName() + " failed: " + e.getMessage(), null, e);
@@ -186,12 +193,17 @@ public final class ChangelogDelivery implements TableDelivery {
     Map<String, Long> txnIds = new LinkedHashMap<>();
     pending.forEach((p, next) -> txnIds.put(p.applicationId(), next));
     AppendRequest request = rows.request(buffer, today, txnIds, tableProperties());
+    long started = System.nanoTime();
     DeltaTable.PreparedAppend prepared = table.prepareAppend(request);
     hook.at(tableName(), FlushStep.BEFORE_COMMIT);
     long version = table.commit(prepared);
     log.info(
         "Committed {} rows to {} as version {} ({})",
         buffer.size(), tableName(), version, pending);
+    metrics.committed(tableName(), buffer.size(), bufferedBytes, Duration.ofNanos(System.nanoTime() - started));
+    lastVersion = version;
+    lastCommitAt = clock.instant();
+    rowsDelivered += buffer.size();
     Map<SourcePartition, Long> committed = Map.copyOf(pending);
     stored.putAll(committed);
     clear();
@@ -231,11 +243,38 @@ public final class ChangelogDelivery implements TableDelivery {
 
   @Override
   public void fail(TableFailureException reason) {
-    if (state.healthy()) {
-      log.error("Delivery to {} stopped: {}", tableName(), reason.getMessage());
+    if (state.delivering()) {
+      metrics.error(tableName(), ErrorKind.TABLE_FAILURE);
+      state = quarantine.quarantine(reason);
     }
-    state = new DeliveryState.Failed(reason, clock.instant());
     clear();
+  }
+
+  @Override
+  public boolean releaseIfAllowed() {
+    if (state instanceof DeliveryState.Quarantined && quarantine.released()) {
+      log.info("Table {} was released from quarantine by an operator; resuming from its stored offsets", tableName());
+      state = new DeliveryState.Healthy();
+      stored.clear();
+      return true;
+    }
+    return false;
+  }
+
+  @Override
+  public TableStatus status() {
+    String reason = null;
+    Instant since = null;
+    if (state instanceof DeliveryState.Quarantined q) {
+      reason = q.record().reason();
+      since = q.record().since();
+    } else if (state instanceof DeliveryState.Degraded d) {
+      reason = d.reason();
+      since = d.since();
+    }
+    return new TableStatus(
+        tableName(), subscription.topic(), subscription.mode().name().toLowerCase(), state.label(), reason, since,
+        lastVersion, lastCommitAt, rowsDelivered, buffer.size());
   }
 
   private void clear() {

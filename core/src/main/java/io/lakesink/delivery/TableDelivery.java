@@ -46,10 +46,21 @@ public interface TableDelivery {
   /** Drops the buffered events of these partitions (they were revoked without a flush). */
   void discard(Collection<SourcePartition> partitions);
 
-  /** Stops delivery for this table: buffered rows are dropped, offsets stay where they are. */
+  /**
+   * Quarantines this table: buffered rows are dropped, offsets stay where they are, and the
+   * reason is recorded durably.
+   */
   void fail(TableFailureException reason);
 
+  /**
+   * For a quarantined table: whether an operator released it meanwhile. When true, the table is
+   * delivering again and its partitions must be re-read from {@link #storedOffsets}.
+   */
+  boolean releaseIfAllowed();
+
   DeliveryState state();
+
+  TableStatus status();
 
   /** Events buffered and not yet committed. */
   int bufferedEvents();

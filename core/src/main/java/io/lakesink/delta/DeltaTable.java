@@ -165,7 +165,7 @@ public final class DeltaTable {
         prepared.transaction().commit(engine, CloseableIterable.inMemoryIterable(toCloseableIterator(actions.iterator())));
     // Kernel's post-commit snapshot carries the schema it started with: after widening, reload.
     snapshot = prepared.widensSchema() ? null : result.getPostCommitSnapshot().orElse(null);
-    runHooks(result);
+    runHooks(result, prepared.widensSchema());
     return result.getVersion();
   }
 
@@ -222,8 +222,14 @@ public final class DeltaTable {
     return adds;
   }
 
-  private void runHooks(TransactionCommitResult result) {
+  private void runHooks(TransactionCommitResult result, boolean widened) {
     for (PostCommitHook hook : result.getPostCommitHooks()) {
+      if (widened && hook.getType() != PostCommitHook.PostCommitHookType.CHECKPOINT) {
+        // Kernel computes a version checksum from the metadata it started with, which a
+        // widening commit replaced: a stale .crc would make readers see the old schema. Without
+        // a .crc, readers replay the log, which has the new metaData action.
+        continue;
+      }
       try {
         hook.threadSafeInvoke(engine);
       } catch (IOException | RuntimeException e) {

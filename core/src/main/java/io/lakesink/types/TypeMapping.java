@@ -73,7 +73,7 @@ public final class TypeMapping {
       return ColumnType.STRING;
     }
     int p = Integer.parseInt(precision);
-    return p <= ColumnType.MAX_DECIMAL_PRECISION && p > 0 && scale <= p
+    return p <= ColumnType.MAX_DECIMAL_PRECISION && p > 0 && scale >= 0 && scale <= p
         ? ColumnType.decimal(p, scale)
         : ColumnType.STRING;
   }
@@ -140,11 +140,11 @@ public final class TypeMapping {
   private static String string(SourceType source, String name, Object wire) {
     switch (name) {
       case TIME, CONNECT_TIME, "time-millis":
-        return LocalTime.ofNanoOfDay(((Number) wire).longValue() * 1_000_000L).toString();
+        return timeOfDay(((Number) wire).longValue() * 1_000_000L);
       case MICRO_TIME, "time-micros":
-        return LocalTime.ofNanoOfDay(((Number) wire).longValue() * 1_000L).toString();
+        return timeOfDay(((Number) wire).longValue() * 1_000L);
       case NANO_TIME:
-        return LocalTime.ofNanoOfDay(((Number) wire).longValue()).toString();
+        return timeOfDay(((Number) wire).longValue());
       case CONNECT_DECIMAL, "decimal":
         // Wider than Delta's 38 digits, or without a precision: the exact value as text.
         return decimal(wire, Integer.parseInt(source.parameters().getOrDefault("scale", "0"))).toPlainString();
@@ -161,6 +161,17 @@ public final class TypeMapping {
       return Base64.getEncoder().encodeToString(bytes(wire));
     }
     return wire.toString();
+  }
+
+  private static final long DAY_NANOS = 86_400_000_000_000L;
+
+  /** {@code HH:mm:ss[.fraction]}; PostgreSQL's {@code 24:00:00} is kept as such. */
+  private static String timeOfDay(long nanos) {
+    if (nanos == DAY_NANOS) {
+      return "24:00:00";
+    }
+    String s = LocalTime.ofNanoOfDay(nanos).toString();
+    return s.length() == 5 ? s + ":00" : s; // LocalTime drops ":00" seconds
   }
 
   private static byte[] bytes(Object wire) {

@@ -11,7 +11,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.lakesink.config.DeliveryMode;
 import io.lakesink.config.SourceFormat;
 import io.lakesink.config.Subscription;
-import io.lakesink.delivery.FlushHook;
+import io.lakesink.delivery.DeliveryContext;
+import io.lakesink.quarantine.QuarantineStore;
 import io.lakesink.delivery.FlushPolicy;
 import io.lakesink.delivery.SourcePartition;
 import io.lakesink.delta.DeltaTable;
@@ -43,7 +44,9 @@ class ChangelogDeliveryTest {
   final Subscription sub = new Subscription("db.orders", "orders", DeliveryMode.CHANGELOG, List.of("id"), SourceFormat.JSON, true);
 
   ChangelogDelivery delivery(DeltaTable table) {
-    return new ChangelogDelivery(sub, table, FlushPolicy.DEFAULT, FlushHook.NONE, clock, millis -> {});
+    LocalStorage storage = new LocalStorage(dir, "lakesink");
+    return new ChangelogDelivery(sub, table,
+        DeliveryContext.of(FlushPolicy.DEFAULT, new QuarantineStore(storage)).withClock(clock).withBackoff(millis -> {}));
   }
 
   DeltaTable table() {
@@ -111,6 +114,25 @@ class ChangelogDeliveryTest {
   }
 
   @Test
+  void aMappedColumnUnderANewNameWidensTheTable() {
+    ChangelogDelivery first = delivery(table());
+    first.accept(event("t", 0, 0, Operation.CREATE, 1L, row("id", 1L, "qty", 3L)));
+    first.flush();
+    Subscription mapped = new Subscription("t", "orders", DeliveryMode.CHANGELOG, List.of(), SourceFormat.JSON, true,
+        List.of(new io.lakesink.mapping.ColumnRule("id", "id", null, false),
+            new io.lakesink.mapping.ColumnRule("qty", "qty_text", io.lakesink.event.ColumnType.STRING, false)));
+    LocalStorage storage = new LocalStorage(dir, "lakesink");
+    ChangelogDelivery second = new ChangelogDelivery(mapped, table(),
+        DeliveryContext.of(FlushPolicy.DEFAULT, new QuarantineStore(storage)).withClock(clock));
+    second.accept(event("t", 0, 1, Operation.UPDATE, 2L, row("id", 1L, "qty", "lots")));
+    second.flush();
+    List<Map<String, Object>> rows = DeltaTableReader.readAll(table());
+    rows.sort(Comparator.comparing(r -> (Long) r.get("__offset")));
+    assertEquals("lots", rows.get(1).get("qty_text"), rows.toString());
+    assertNull(rows.get(1).get("qty"));
+  }
+
+  @Test
   void valueThatDoesNotFitFailsTheTableNamingColumnAndOffset() {
     ChangelogDelivery d = delivery(table());
     d.accept(event("t", 0, 0, Operation.CREATE, 1L, row("id", 1L, "qty", 3L)));
@@ -118,7 +140,7 @@ class ChangelogDeliveryTest {
     d.accept(event("t", 0, 1, Operation.UPDATE, 2L, row("id", 1L, "qty", "three")));
     TableFailureException e = assertThrows(TableFailureException.class, d::flush);
     assertTrue(e.getMessage().contains("qty") && e.getMessage().contains("offset 1"), e.getMessage());
-    assertFalse(d.state().healthy());
+    assertFalse(d.state().delivering());
     assertEquals(Map.of(new SourcePartition("t", 0), 1L), delivery(table()).storedOffsets(List.of(new SourcePartition("t", 0))));
   }
 }

@@ -10,7 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.lakesink.config.DeliveryMode;
 import io.lakesink.config.SourceFormat;
 import io.lakesink.config.Subscription;
-import io.lakesink.delivery.FlushHook;
+import io.lakesink.delivery.DeliveryContext;
+import io.lakesink.quarantine.QuarantineStore;
 import io.lakesink.delivery.FlushPolicy;
 import io.lakesink.delivery.SourcePartition;
 import io.lakesink.delta.DeltaTable;
@@ -44,7 +45,8 @@ class ChangelogRetryTest {
 
   ChangelogDelivery delivery() {
     DeltaTable table = new DeltaTable(KernelEngine.create(storage), storage.tableLocation("t_APPEND"));
-    return new ChangelogDelivery(sub, table, FlushPolicy.DEFAULT, FlushHook.NONE, Clock.systemUTC(), pauses::add);
+    return new ChangelogDelivery(sub, table,
+        DeliveryContext.of(FlushPolicy.DEFAULT, new QuarantineStore(storage)).withBackoff(pauses::add));
   }
 
   List<Map<String, Object>> rows() {
@@ -100,7 +102,7 @@ class ChangelogRetryTest {
     d.accept(event("t", 0, 1, Operation.CREATE, 2L, row("id", 1L)));
     storage.failNextCommits(1000, Fault.FAIL_BEFORE_WRITE);
     assertThrows(RetryableException.class, d::flush);
-    assertTrue(d.state().healthy());
+    assertTrue(d.state().delivering());
     assertEquals(1, d.bufferedEvents());
     storage.failNextCommits(0, Fault.FAIL_BEFORE_WRITE);
     assertEquals(Map.of(new SourcePartition("t", 0), 2L), d.flush());
@@ -114,7 +116,7 @@ class ChangelogRetryTest {
     d.accept(event("t", 0, 1, Operation.CREATE, 2L, row("id", 1L)));
     storage.failNextCommits(1, Fault.BROKEN);
     assertThrows(TableFailureException.class, d::flush);
-    assertFalse(d.state().healthy());
+    assertFalse(d.state().delivering());
     assertEquals(1, rows().size());
   }
 

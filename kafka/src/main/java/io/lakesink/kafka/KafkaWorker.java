@@ -56,7 +56,12 @@ public final class KafkaWorker implements AutoCloseable {
   private final Clock clock;
   private final Duration assignmentTimeout;
   private final Map<TopicPartition, Long> endOffsets = new HashMap<>();
+  private final Map<String, Long> consumed = new HashMap<>();
   private volatile boolean stopping;
+  private volatile WorkerStatus status = WorkerStatus.STARTING;
+  private long nextReleaseCheck;
+  /** How often quarantined tables are checked for an operator's release. */
+  public static final Duration RELEASE_CHECK = Duration.ofSeconds(10);
 
   public KafkaWorker(
       Map<String, Object> consumerProperties, List<Route> routes, FlushHook hook, Clock clock, Duration assignmentTimeout) {
@@ -99,6 +104,8 @@ public final class KafkaWorker implements AutoCloseable {
           handle(record);
         }
         flushDue();
+        checkReleases();
+        status = snapshot();
         if (stopAtEnd) {
           if (consumer.assignment().isEmpty()) {
             if (clock.millis() > deadline) {
@@ -116,15 +123,78 @@ public final class KafkaWorker implements AutoCloseable {
       }
     }
     flushAll(true);
+    status = snapshot();
     Map<String, DeliveryState> states = new LinkedHashMap<>();
     byTopic.values().forEach(d -> states.put(d.tableName(), d.state()));
     return new WorkerResult(states);
   }
 
+  /** The latest snapshot; safe to call from any thread. */
+  public WorkerStatus status() {
+    return status;
+  }
+
+  private WorkerStatus snapshot() {
+    List<WorkerStatus.Subscription> subs = new ArrayList<>();
+    for (TableDelivery d : byTopic.values()) {
+      Map<Integer, Long> lag = new java.util.TreeMap<>();
+      for (TopicPartition tp : consumer.assignment()) {
+        if (tp.topic().equals(d.subscription().topic())) {
+          consumer.currentLag(tp).ifPresent(l -> lag.put(tp.partition(), l));
+        }
+      }
+      subs.add(new WorkerStatus.Subscription(d.status(), Map.copyOf(lag), consumed.getOrDefault(d.subscription().topic(), 0L)));
+    }
+    return new WorkerStatus(clock.instant(), List.copyOf(subs));
+  }
+
+  /** Resumes quarantined tables an operator released, from the offsets their table stores. */
+  private void checkReleases() {
+    long now = clock.millis();
+    if (now < nextReleaseCheck) {
+      return;
+    }
+    nextReleaseCheck = now + RELEASE_CHECK.toMillis();
+    for (TableDelivery d : byTopic.values()) {
+      if (d.state().delivering()) {
+        continue;
+      }
+      try {
+        if (!d.releaseIfAllowed()) {
+          continue;
+        }
+      } catch (RetryableException e) {
+        log.warn("Could not check the quarantine of {}: {}", d.tableName(), e.getMessage());
+        continue;
+      }
+      List<TopicPartition> theirs = new ArrayList<>();
+      for (TopicPartition tp : consumer.assignment()) {
+        if (tp.topic().equals(d.subscription().topic())) {
+          theirs.add(tp);
+        }
+      }
+      Map<SourcePartition, Long> stored =
+          d.storedOffsets(theirs.stream().map(tp -> new SourcePartition(tp.topic(), tp.partition())).toList());
+      Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(new java.util.HashSet<>(theirs));
+      for (TopicPartition tp : theirs) {
+        Long next = stored.get(new SourcePartition(tp.topic(), tp.partition()));
+        if (next != null) {
+          consumer.seek(tp, next);
+        } else if (committed.get(tp) != null) {
+          consumer.seek(tp, committed.get(tp).offset());
+        } else {
+          consumer.seekToBeginning(List.of(tp));
+        }
+      }
+      consumer.resume(theirs);
+    }
+  }
+
   private void handle(ConsumerRecord<byte[], byte[]> record) {
+    consumed.merge(record.topic(), 1L, Long::sum);
     TableDelivery delivery = byTopic.get(record.topic());
-    if (delivery == null || !delivery.state().healthy()) {
-      return; // a failed table's partitions are paused; records already fetched are left unread
+    if (delivery == null || !delivery.state().delivering()) {
+      return; // a quarantined table's partitions are paused; records already fetched are left unread
     }
     SourcePosition at = new SourcePosition(record.topic(), record.partition(), record.offset());
     ChangeEvent event;
@@ -208,7 +278,7 @@ public final class KafkaWorker implements AutoCloseable {
   private boolean reachedEnd() {
     for (TopicPartition tp : consumer.assignment()) {
       TableDelivery d = byTopic.get(tp.topic());
-      if (!d.state().healthy()) {
+      if (!d.state().delivering()) {
         continue;
       }
       Long end = endOffsets.get(tp);
@@ -263,7 +333,7 @@ public final class KafkaWorker implements AutoCloseable {
             for (SourcePartition p : ps) {
               TopicPartition tp = new TopicPartition(p.topic(), p.partition());
               Long next = stored.get(p);
-              if (next != null && d.state().healthy()) {
+              if (next != null && d.state().delivering()) {
                 // Seeking outside the partition would make the consumer reset silently:
                 // a replay (duplicates) or a gap (lost events). Stop the table instead.
                 if (next > ends.get(tp)) {
@@ -276,7 +346,7 @@ public final class KafkaWorker implements AutoCloseable {
               }
               log.info("Assigned {} → {}, resuming at {}", p, d.tableName(), next != null ? "offset " + next + " (from the Delta log)" : "the group's committed offset or the earliest");
             }
-            if (!d.state().healthy()) {
+            if (!d.state().delivering()) {
               consumer.pause(ps.stream().map(p -> new TopicPartition(p.topic(), p.partition())).toList());
             }
           });

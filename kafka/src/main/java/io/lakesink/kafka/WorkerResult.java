@@ -6,6 +6,6 @@ import java.util.Map;
 /** How a run ended: the state of every table. */
 public record WorkerResult(Map<String, DeliveryState> states) {
   public boolean allHealthy() {
-    return states.values().stream().allMatch(DeliveryState::healthy);
+    return states.values().stream().allMatch(DeliveryState::delivering);
   }
 }

@@ -1,0 +1,23 @@
+package io.lakesink.kafka;
+
+import io.lakesink.delivery.TableStatus;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A snapshot of the worker for {@code /status} and {@code /metrics}, replaced as a whole each
+ * loop so readers on other threads always see a consistent one.
+ *
+ * @param at when the snapshot was taken
+ * @param subscriptions one entry per subscription
+ */
+public record WorkerStatus(Instant at, List<Subscription> subscriptions) {
+  public static final WorkerStatus STARTING = new WorkerStatus(Instant.EPOCH, List.of());
+
+  /**
+   * @param lag records not yet read, per assigned partition
+   * @param consumed records read for this subscription since start
+   */
+  public record Subscription(TableStatus table, Map<Integer, Long> lag, long consumed) {}
+}
