@@ -11,7 +11,13 @@ import io.lakesink.delta.DeltaTable;
 import io.lakesink.delta.KernelEngine;
 import io.lakesink.error.Errors;
 import io.lakesink.kafka.KafkaWorker;
+import io.lakesink.kafka.avro.AvroDebeziumDecoder;
+import io.lakesink.kafka.avro.SchemaRegistryClient;
+import io.lakesink.kafka.avro.SchemaRegistrySettings;
 import io.lakesink.kafka.decode.DebeziumJsonDecoder;
+import io.lakesink.kafka.decode.DetectingDecoder;
+import io.lakesink.kafka.decode.RecordDecoder;
+import java.util.function.Supplier;
 import io.lakesink.storage.LocalStorage;
 import io.lakesink.storage.TableStorage;
 import io.lakesink.storage.azure.AzureStorage;
@@ -53,6 +59,19 @@ public final class Pipeline {
     return CurrentStateView.sql(List.of(), TableNames.sanitize(s.table()), s.primaryKey(), s.includeMetadataColumns());
   }
 
+  /** One decoder per subscription; one registry client (and schema cache) for all of them. */
+  private static Supplier<RecordDecoder> decoder(
+      Subscription s, WorkerConfig config, Map<SchemaRegistrySettings, SchemaRegistryClient> registries) {
+    Supplier<AvroDebeziumDecoder> avro = () -> config.schemaRegistry() == null
+        ? null
+        : new AvroDebeziumDecoder(registries.computeIfAbsent(config.schemaRegistry(), SchemaRegistryClient::new));
+    return switch (s.format()) {
+      case JSON -> DebeziumJsonDecoder::new;
+      case AVRO -> avro::get; // the configuration guarantees a registry for avro
+      case AUTO -> () -> new DetectingDecoder(avro);
+    };
+  }
+
   public static KafkaWorker worker(WorkerConfig config, TableStorage storage, FlushHook hook, Clock clock) {
     return worker(config, storage, DeliveryContext.of(config.delivery(), new QuarantineStore(storage)).withHook(hook).withClock(clock));
   }
@@ -60,9 +79,10 @@ public final class Pipeline {
   public static KafkaWorker worker(WorkerConfig config, TableStorage storage, DeliveryContext context) {
     Engine engine = KernelEngine.create(storage);
     List<KafkaWorker.Route> routes = new ArrayList<>();
+    Map<SchemaRegistrySettings, SchemaRegistryClient> registries = new HashMap<>();
     for (Subscription s : config.subscriptions()) {
       ChangelogDelivery delivery = new ChangelogDelivery(s, table(storage, engine, s), context);
-      routes.add(new KafkaWorker.Route(delivery, DebeziumJsonDecoder::new));
+      routes.add(new KafkaWorker.Route(delivery, decoder(s, config, registries)));
       log.info(
           "Subscription {} → {} ({}); current-state view{}:\n{}",
           s.topic(), storage.tableLocation(s.targetTable()), s.mode().name().toLowerCase(),

@@ -57,6 +57,9 @@ public final class KafkaWorker implements AutoCloseable {
   private final Duration assignmentTimeout;
   private final Map<TopicPartition, Long> endOffsets = new HashMap<>();
   private final Map<String, Long> consumed = new HashMap<>();
+  /** Partitions paused after a retryable decode failure, and when to read them again. */
+  private final Map<TopicPartition, Long> retryAt = new HashMap<>();
+  static final Duration DECODE_RETRY = Duration.ofSeconds(5);
   private volatile boolean stopping;
   private volatile WorkerStatus status = WorkerStatus.STARTING;
   private long nextReleaseCheck;
@@ -104,6 +107,7 @@ public final class KafkaWorker implements AutoCloseable {
           handle(record);
         }
         flushDue();
+        resumeRetries();
         checkReleases();
         status = snapshot();
         if (stopAtEnd) {
@@ -146,6 +150,17 @@ public final class KafkaWorker implements AutoCloseable {
       subs.add(new WorkerStatus.Subscription(d.status(), Map.copyOf(lag), consumed.getOrDefault(d.subscription().topic(), 0L)));
     }
     return new WorkerStatus(clock.instant(), List.copyOf(subs));
+  }
+
+  private void resumeRetries() {
+    long now = clock.millis();
+    List<TopicPartition> due = new ArrayList<>();
+    retryAt.forEach((tp, at) -> {
+      if (at <= now) due.add(tp);
+    });
+    due.forEach(retryAt::remove);
+    due.removeIf(tp -> !consumer.assignment().contains(tp) || !byTopic.get(tp.topic()).state().delivering());
+    consumer.resume(due);
   }
 
   /** Resumes quarantined tables an operator released, from the offsets their table stores. */
@@ -196,10 +211,21 @@ public final class KafkaWorker implements AutoCloseable {
     if (delivery == null || !delivery.state().delivering()) {
       return; // a quarantined table's partitions are paused; records already fetched are left unread
     }
+    TopicPartition tp = new TopicPartition(record.topic(), record.partition());
+    if (retryAt.containsKey(tp)) {
+      return; // waiting to re-read this partition from an earlier record
+    }
     SourcePosition at = new SourcePosition(record.topic(), record.partition(), record.offset());
     ChangeEvent event;
     try {
       event = decoders.get(record.topic()).decode(at, record.key(), record.value());
+    } catch (RetryableException e) {
+      // The record may be fine (the schema registry is unreachable): read it again later.
+      log.warn("Cannot decode {} yet, retrying in {}: {}", at, DECODE_RETRY, e.getMessage());
+      consumer.seek(tp, record.offset());
+      consumer.pause(List.of(tp));
+      retryAt.put(tp, clock.millis() + DECODE_RETRY.toMillis());
+      return;
     } catch (DecodeException | RuntimeException e) {
       failTable(delivery, Errors.undecodable(delivery.tableName(), at, e.getMessage(), e));
       return;
@@ -282,7 +308,7 @@ public final class KafkaWorker implements AutoCloseable {
         continue;
       }
       Long end = endOffsets.get(tp);
-      if (end != null && consumer.position(tp) < end) {
+      if (retryAt.containsKey(tp) || (end != null && consumer.position(tp) < end)) {
         return false;
       }
     }
@@ -302,6 +328,7 @@ public final class KafkaWorker implements AutoCloseable {
       flushAll(true);
       for (TopicPartition tp : partitions) {
         endOffsets.remove(tp);
+        retryAt.remove(tp);
       }
     }
 

@@ -12,6 +12,7 @@ import io.lakesink.config.TableNames;
 import io.lakesink.delivery.FlushPolicy;
 import io.lakesink.error.ConfigurationException;
 import io.lakesink.error.Errors;
+import io.lakesink.kafka.avro.SchemaRegistrySettings;
 import io.lakesink.mapping.ColumnRule;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -35,7 +36,8 @@ import java.util.regex.Pattern;
  */
 public final class ConfigLoader {
   private static final Pattern ENV = Pattern.compile("\\$\\{env:([A-Za-z_][A-Za-z0-9_]*)}");
-  private static final Set<String> TOP = Set.of("kafka", "storage", "delivery", "subscriptions");
+  private static final Set<String> TOP = Set.of("kafka", "storage", "delivery", "subscriptions", "schema_registry");
+  private static final Set<String> REGISTRY = Set.of("url", "username", "password", "trust_store", "trust_store_password");
   private static final Set<String> LOCAL_STORAGE = Set.of("type", "path", "prefix");
   private static final Set<String> KAFKA = Set.of("bootstrap_servers", "group_id", "properties");
   private static final Set<String> DELIVERY = Set.of("flush_interval", "flush_rows", "flush_bytes");
@@ -76,7 +78,14 @@ public final class ConfigLoader {
     }
     root = substitute(root, "");
     onlyKnown(root, TOP, "");
-    return new WorkerConfig(kafka(root), storage(root), delivery(root), subscriptions(root));
+    List<Subscription> subscriptions = subscriptions(root);
+    SchemaRegistrySettings registry = registry(root);
+    for (int i = 0; i < subscriptions.size(); i++) {
+      if (subscriptions.get(i).format() == SourceFormat.AVRO && registry == null) {
+        throw Errors.missing("schema_registry.url", "subscriptions[" + i + "] reads Avro, which needs the schema registry's URL");
+      }
+    }
+    return new WorkerConfig(kafka(root), storage(root), delivery(root), subscriptions, registry);
   }
 
   private JsonNode substitute(JsonNode node, String key) {
@@ -139,6 +148,23 @@ public final class ConfigLoader {
     }
   }
 
+  private SchemaRegistrySettings registry(JsonNode root) {
+    JsonNode r = root.get("schema_registry");
+    if (r == null || r.isNull()) {
+      return null;
+    }
+    if (!r.isObject()) {
+      throw Errors.invalid("schema_registry", "is not a mapping", "write url (and optionally username, password, trust_store)");
+    }
+    onlyKnown(r, REGISTRY, "schema_registry");
+    return new SchemaRegistrySettings(
+        optionalText(r, "url", null),
+        optionalText(r, "username", null),
+        optionalText(r, "password", null),
+        optionalText(r, "trust_store", null),
+        optionalText(r, "trust_store_password", null));
+  }
+
   private FlushPolicy delivery(JsonNode root) {
     JsonNode d = root.get("delivery");
     if (d == null || d.isNull()) {
@@ -172,10 +198,7 @@ public final class ConfigLoader {
       if (mode == DeliveryMode.MERGE) {
         throw Errors.invalid(at + ".mode", "is merge, which this version does not deliver yet", "use mode: changelog");
       }
-      SourceFormat format = enumValue(SourceFormat.class, optionalText(s, "format", "json"), at + ".format", "json or avro");
-      if (format == SourceFormat.AVRO) {
-        throw Errors.invalid(at + ".format", "is avro, which this version does not decode yet", "use format: json");
-      }
+      SourceFormat format = enumValue(SourceFormat.class, optionalText(s, "format", "auto"), at + ".format", "json, avro or auto");
       List<String> key = new ArrayList<>();
       JsonNode pk = s.get("primary_key");
       if (pk != null && !pk.isNull()) {

@@ -2,12 +2,17 @@ package io.lakesink.app.config;
 
 import io.lakesink.config.Subscription;
 import io.lakesink.delivery.FlushPolicy;
+import io.lakesink.kafka.avro.SchemaRegistrySettings;
 import java.util.List;
 import java.util.Map;
 
 /** The whole worker configuration, validated. */
 public record WorkerConfig(
-    KafkaSettings kafka, StorageSettings storage, FlushPolicy delivery, List<Subscription> subscriptions) {
+    KafkaSettings kafka,
+    StorageSettings storage,
+    FlushPolicy delivery,
+    List<Subscription> subscriptions,
+    SchemaRegistrySettings schemaRegistry) {
 
   /**
    * @param properties passed to the Kafka consumer as they are (security settings, …); may hold

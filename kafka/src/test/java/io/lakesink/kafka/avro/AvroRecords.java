@@ -16,7 +16,7 @@ import org.apache.avro.io.BinaryEncoder;
 import org.apache.avro.io.EncoderFactory;
 
 /** Debezium-shaped Avro schemas and Confluent wire-format records for tests. */
-final class AvroRecords {
+public final class AvroRecords {
   private AvroRecords() {}
 
   static final String SOURCE = """
@@ -34,7 +34,7 @@ final class AvroRecords {
        "connect.name":"io.debezium.connector.postgresql.Source"}""";
 
   /** A schema from a test resource under {@code /avro/}. */
-  static Schema resource(String name) {
+  public static Schema resource(String name) {
     try (InputStream in = AvroRecords.class.getResourceAsStream("/avro/" + name)) {
       return new Schema.Parser().parse(new String(in.readAllBytes(), StandardCharsets.UTF_8));
     } catch (IOException e) {
@@ -43,7 +43,7 @@ final class AvroRecords {
   }
 
   /** Debezium's envelope around a row schema, as its Avro converter writes it. */
-  static Schema envelope(Schema value, boolean optionalSource) {
+  public static Schema envelope(Schema value, boolean optionalSource) {
     String ns = value.getNamespace();
     String json = """
         {"type":"record","name":"Envelope","namespace":"%s","fields":[
@@ -62,7 +62,7 @@ final class AvroRecords {
     return new Schema.Parser().parse(json);
   }
 
-  static GenericData.Record source(Schema envelope, long tsMs) {
+  public static GenericData.Record source(Schema envelope, long tsMs) {
     Schema s = AvroRowSchema.unwrapOptional(envelope.getField("source").schema());
     GenericData.Record r = new GenericData.Record(s);
     r.put("version", "3.6.1.Final");
@@ -77,7 +77,7 @@ final class AvroRecords {
   }
 
   /** The Confluent wire format: magic byte 0, the 4-byte big-endian schema id, the Avro binary body. */
-  static byte[] wire(int schemaId, Schema schema, Object datum) {
+  public static byte[] wire(int schemaId, Schema schema, Object datum) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     out.write(0);
     out.writeBytes(ByteBuffer.allocate(4).putInt(schemaId).array());
@@ -92,11 +92,11 @@ final class AvroRecords {
   }
 
   /** A decimal's unscaled two's-complement bytes, as Avro's bytes decimal holds them. */
-  static ByteBuffer unscaled(String decimal) {
+  public static ByteBuffer unscaled(String decimal) {
     return ByteBuffer.wrap(new BigDecimal(decimal).unscaledValue().toByteArray());
   }
 
-  static GenericData.Fixed fixedDecimal(Schema fixed, String decimal) {
+  public static GenericData.Fixed fixedDecimal(Schema fixed, String decimal) {
     LogicalTypes.Decimal type = (LogicalTypes.Decimal) fixed.getLogicalType();
     return (GenericData.Fixed) new Conversions.DecimalConversion().toFixed(new BigDecimal(decimal), fixed, type);
   }

@@ -40,7 +40,7 @@ import org.apache.avro.Schema;
  * {@code GET /subjects/{s}/versions/latest}. It can be told to fail (an HTTP status, or hanging
  * without an answer), to require basic auth, and counts the requests it gets.
  */
-final class TestSchemaRegistry implements AutoCloseable {
+public final class TestSchemaRegistry implements AutoCloseable {
   static final String CONTENT_TYPE = "application/vnd.schemaregistry.v1+json";
 
   private final ObjectMapper mapper = new ObjectMapper();
@@ -64,12 +64,12 @@ final class TestSchemaRegistry implements AutoCloseable {
     server.start();
   }
 
-  static TestSchemaRegistry start() throws IOException {
+  public static TestSchemaRegistry start() throws IOException {
     return new TestSchemaRegistry(HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0), null);
   }
 
   /** Serves HTTPS with the given PKCS12 key store (a classpath resource). */
-  static TestSchemaRegistry startHttps(String keyStoreResource, String password) throws Exception {
+  public static TestSchemaRegistry startHttps(String keyStoreResource, String password) throws Exception {
     KeyStore ks = KeyStore.getInstance("PKCS12");
     try (InputStream in = TestSchemaRegistry.class.getResourceAsStream(keyStoreResource)) {
       ks.load(in, password.toCharArray());
@@ -87,23 +87,23 @@ final class TestSchemaRegistry implements AutoCloseable {
     return new TestSchemaRegistry(server, clientSsl);
   }
 
-  String url() {
+  public String url() {
     String scheme = server instanceof HttpsServer ? "https" : "http";
     return scheme + "://127.0.0.1:" + server.getAddress().getPort();
   }
 
   /** Answer every request with this HTTP status (and a Confluent error body) until {@link #up()}. */
-  void failWith(int status) {
+  public void failWith(int status) {
     this.failWith = status;
   }
 
   /** Hold every request without answering until {@link #up()}. */
-  void hang() {
+  public void hang() {
     this.hang = new CountDownLatch(1);
   }
 
   /** Answer normally again. */
-  void up() {
+  public void up() {
     failWith = 0;
     CountDownLatch h = hang;
     hang = null;
@@ -112,22 +112,22 @@ final class TestSchemaRegistry implements AutoCloseable {
     }
   }
 
-  void requireBasicAuth(String user, String password) {
+  public void requireBasicAuth(String user, String password) {
     requiredAuthorization = "Basic " + Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
   }
 
   /** Requests received for a path, e.g. {@code /schemas/ids/3}. */
-  int requests(String path) {
+  public int requests(String path) {
     AtomicInteger n = requests.get(path);
     return n == null ? 0 : n.get();
   }
 
-  int totalRequests() {
+  public int totalRequests() {
     return total.get();
   }
 
   /** Registers a schema under a subject through the REST API, as a producer's serializer would. */
-  int register(String subject, Schema schema) throws IOException, InterruptedException {
+  public int register(String subject, Schema schema) throws IOException, InterruptedException {
     HttpClient client = clientSsl == null ? HttpClient.newHttpClient() : HttpClient.newBuilder().sslContext(clientSsl).build();
     ObjectNode body = mapper.createObjectNode().put("schema", schema.toString());
     HttpResponse<String> r = client.send(

@@ -1,0 +1,158 @@
+package io.lakesink.catalog.unity;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.lakesink.catalog.CatalogTable;
+import java.util.List;
+import java.util.Locale;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Registers a table as an EXTERNAL DELTA table, or brings our registration's columns up to date.
+ *
+ * <p>An entry under the name is ours when it is an external table at the same storage location;
+ * anything else (another location, a view, a managed table) is left untouched and fails this
+ * table only. Unity Catalog has no call that changes columns, so new columns mean deleting our
+ * entry and creating it again at the same location: the data of an external table stays.
+ */
+final class TableRegistrar {
+  /** GET-then-create rounds before giving up when another writer keeps changing the entry. */
+  private static final int ROUNDS = 3;
+  private static final Logger LOG = LoggerFactory.getLogger(TableRegistrar.class);
+
+  private final UnitySettings settings;
+  private final UnityApi api;
+  private final Namespace namespace;
+  private final Failures failures;
+
+  TableRegistrar(UnitySettings settings, UnityApi api, Namespace namespace, Failures failures) {
+    this.settings = settings;
+    this.api = api;
+    this.namespace = namespace;
+    this.failures = failures;
+  }
+
+  void register(CatalogTable table) {
+    namespace.ensureExists();
+    String fullName = namespace.fullSchemaName() + "." + table.name();
+    String path = "/tables/" + UnityApi.segment(fullName);
+    List<RegisteredColumn> ours = ColumnInfos.expected(table);
+    for (int round = 1; round <= ROUNDS; round++) {
+      ApiResponse existing = api.get(path);
+      if (existing.ok()) {
+        requireOurs(fullName, existing.body(), table.location());
+        ColumnDiff diff = ColumnDiff.compare(ours, ColumnInfos.registered(existing.body()));
+        switch (diff.verdict()) {
+          case UP_TO_DATE -> {
+            LOG.debug("{} is registered in Unity Catalog with its current columns", fullName);
+            return;
+          }
+          case REGISTRATION_IS_NEWER -> {
+            LOG.info("{} left as registered: {}", fullName, diff.description());
+            return;
+          }
+          case STALE -> {
+            LOG.info(
+                "Re-registering {} ({}): Unity Catalog cannot change columns, so the entry is deleted and"
+                    + " created again at {}; the data stays in place",
+                fullName, diff.description(), table.location());
+            delete(fullName, path);
+          }
+        }
+      } else if (!absent(existing)) {
+        throw failures.forTable(existing, "to read table " + fullName, schemaGrant(Grants.USE_SCHEMA), fullName);
+      }
+      ApiResponse created = api.post("/tables", body(table));
+      if (created.ok()) {
+        LOG.info(
+            "Registered {} in Unity Catalog as an external Delta table at {} ({} columns)",
+            fullName, table.location(), table.columns().size());
+        return;
+      }
+      if (!alreadyExists(created)) {
+        throw failures.forTable(
+            created, "to register table " + fullName, schemaGrant(Grants.CREATE_EXTERNAL_TABLE), fullName);
+      }
+      LOG.info("{} was registered by someone else meanwhile; checking it again", fullName);
+    }
+    throw UnityErrors.keepsChanging(fullName, ROUNDS);
+  }
+
+  private void requireOurs(String fullName, JsonNode info, String ourLocation) {
+    String kind = Json.text(info, "table_type");
+    String format = Json.text(info, "data_source_format");
+    String location = Json.text(info, "storage_location");
+    boolean external = "EXTERNAL".equalsIgnoreCase(kind);
+    boolean delta = format == null || "DELTA".equalsIgnoreCase(format);
+    if (!external || !delta) {
+      String described = (kind == null ? "unknown type" : kind) + (delta ? "" : ", format " + format);
+      throw UnityErrors.otherKind(fullName, described, location, ourLocation);
+    }
+    if (location == null || !normalize(location).equals(normalize(ourLocation))) {
+      throw UnityErrors.otherLocation(fullName, String.valueOf(location), ourLocation);
+    }
+  }
+
+  private void delete(String fullName, String path) {
+    ApiResponse deleted = api.delete(path);
+    if (deleted.ok() || absent(deleted)) {
+      return;
+    }
+    if (deleted.status() == 403 && !deleted.error().externalAccessDisabled()) {
+      throw UnityErrors.cannotDelete(fullName, failures.principal(), deleted.error());
+    }
+    throw failures.forTable(deleted, "to delete the table entry " + fullName, schemaGrant(Grants.USE_SCHEMA), fullName);
+  }
+
+  private ObjectNode body(CatalogTable table) {
+    ObjectNode body = Json.object();
+    body.put("name", table.name());
+    body.put("catalog_name", settings.catalog());
+    body.put("schema_name", settings.schema());
+    body.put("table_type", "EXTERNAL");
+    body.put("data_source_format", "DELTA");
+    body.put("storage_location", table.location());
+    body.set("columns", ColumnInfos.of(table));
+    body.putObject("properties");
+    return body;
+  }
+
+  private Grants.Grant schemaGrant(String privilege) {
+    return Grants.onSchema(privilege, settings.catalog(), settings.schema());
+  }
+
+  /** 404 for the table itself, not for its catalog or schema. */
+  private static boolean absent(ApiResponse r) {
+    return r.status() == 404
+        && !r.error().is("CATALOG_DOES_NOT_EXIST")
+        && !r.error().is("SCHEMA_DOES_NOT_EXIST")
+        && !r.error().externalAccessDisabled();
+  }
+
+  /** Databricks answers 409; the open-source server 400 TABLE_ALREADY_EXISTS. */
+  private static boolean alreadyExists(ApiResponse r) {
+    return r.is(409) || r.is(400, "TABLE_ALREADY_EXISTS", "RESOURCE_ALREADY_EXISTS");
+  }
+
+  /**
+   * Locations compare without trailing slashes, with the scheme in lower case and {@code
+   * file:///x} as {@code file:/x} (Delta and Unity Catalog spell local paths both ways).
+   */
+  static String normalize(String location) {
+    String s = location.trim();
+    int colon = s.indexOf(':');
+    if (colon > 0) {
+      s = s.substring(0, colon).toLowerCase(Locale.ROOT) + s.substring(colon);
+    }
+    if (s.startsWith("file://localhost/")) {
+      s = "file:/" + s.substring("file://localhost/".length());
+    } else if (s.startsWith("file:///")) {
+      s = "file:/" + s.substring("file:///".length());
+    }
+    while (s.endsWith("/") && !s.endsWith(":/")) {
+      s = s.substring(0, s.length() - 1);
+    }
+    return s;
+  }
+}

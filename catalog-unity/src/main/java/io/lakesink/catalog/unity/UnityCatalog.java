@@ -1,0 +1,195 @@
+package io.lakesink.catalog.unity;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.lakesink.catalog.CatalogTable;
+import io.lakesink.catalog.TableCatalog;
+import io.lakesink.error.LakesinkException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Databricks Unity Catalog as lakesink's table catalog: registers each table as an EXTERNAL DELTA
+ * table in the configured catalog and schema (which must exist), through Unity Catalog REST 2.1
+ * with a service principal's OAuth M2M token.
+ *
+ * <p>Also offers the connection test's steps, each failing with what to fix: {@link
+ * #checkToken()}, {@link #checkCatalogAndSchema()}, {@link #checkPermissions()}, {@link
+ * #checkExternalAccess()}, or all of them in order with {@link #checkConnection()}.
+ *
+ * <p>Thread-safe: registrations from several tables may run at once.
+ */
+public final class UnityCatalog implements TableCatalog {
+  private static final Logger LOG = LoggerFactory.getLogger(UnityCatalog.class);
+  private static final String TOKEN_CHECK = "Databricks OAuth token exchange";
+  private static final String NAMESPACE_CHECK = "Catalog and schema";
+  private static final int PAGE_SIZE = 100;
+
+  private final UnitySettings settings;
+  private final UnityApi api;
+  private final Namespace namespace;
+  private final TableRegistrar registrar;
+  private final Failures failures;
+  private final Supplier<URI> tokenEndpoint;
+
+  private UnityCatalog(UnitySettings settings, ClientEnvironment environment) {
+    this.settings = settings;
+    Redactor redactor = new Redactor(settings.clientId(), settings.clientSecret());
+    HttpClient client =
+        HttpClient.newBuilder()
+            .connectTimeout(Duration.ofSeconds(10))
+            // Never follow a redirect: the Authorization header must not travel to another host.
+            .followRedirects(HttpClient.Redirect.NEVER)
+            .build();
+    HttpSender sender = new HttpSender(client, environment, redactor);
+    Credentials credentials;
+    if (settings.authenticated()) {
+      OAuthM2M oauth = new OAuthM2M(settings, sender, environment, redactor);
+      credentials = oauth;
+      tokenEndpoint = oauth::tokenEndpoint;
+    } else {
+      credentials = Credentials.UNAUTHENTICATED;
+      tokenEndpoint = () -> null;
+      LOG.warn(
+          "DEVELOPMENT MODE: Unity Catalog at {} is used WITHOUT AUTHENTICATION"
+              + " (catalog.allow_unauthenticated_local_server: true). Only for a local open-source"
+              + " Unity Catalog server; never for a Databricks workspace.",
+          settings.workspaceUrl());
+    }
+    this.api = new UnityApi(settings, sender, credentials, environment.requestTimeout(), redactor);
+    this.failures = new Failures(settings, () -> ExternalAccessCheck.metastoreIdOrNull(api));
+    this.namespace = new Namespace(settings, api, failures);
+    this.registrar = new TableRegistrar(settings, api, namespace, failures);
+  }
+
+  /** From the YAML {@code catalog:} section ({@code type: unity}); see {@link UnitySettings#fromConfig}. */
+  public static UnityCatalog fromSettings(Map<String, ?> section) {
+    return create(UnitySettings.fromConfig(section));
+  }
+
+  public static UnityCatalog create(UnitySettings settings) {
+    return create(settings, ClientEnvironment.system());
+  }
+
+  /** With another clock, sleeper or jitter source (tests). */
+  public static UnityCatalog create(UnitySettings settings, ClientEnvironment environment) {
+    return new UnityCatalog(settings, environment);
+  }
+
+  public UnitySettings settings() {
+    return settings;
+  }
+
+  @Override
+  public void register(CatalogTable table) {
+    registrar.register(table);
+  }
+
+  @Override
+  public String describe() {
+    return "Unity Catalog "
+        + settings.catalog()
+        + "."
+        + settings.schema()
+        + " at "
+        + settings.workspaceUrl()
+        + " ("
+        + api.credentials().describe()
+        + ")";
+  }
+
+  /** The names of the tables, views and other objects in the configured schema. */
+  public List<String> listTables() {
+    namespace.ensureExists();
+    List<String> names = new ArrayList<>();
+    String pageToken = null;
+    do {
+      String path =
+          "/tables?catalog_name=" + encode(settings.catalog())
+              + "&schema_name=" + encode(settings.schema())
+              + "&max_results=" + PAGE_SIZE
+              + (pageToken == null ? "" : "&page_token=" + encode(pageToken));
+      ApiResponse r = api.get(path);
+      if (!r.ok()) {
+        throw failures.of(
+            r, "to list the tables of " + namespace.fullSchemaName(),
+            Grants.onSchema(Grants.USE_SCHEMA, settings.catalog(), settings.schema()));
+      }
+      // A page may be empty while more follow: only the token says when to stop.
+      for (JsonNode table : r.body().path("tables")) {
+        String name = Json.text(table, "name");
+        if (name != null) {
+          names.add(name);
+        }
+      }
+      pageToken = Json.text(r.body(), "next_page_token");
+    } while (pageToken != null && !pageToken.isEmpty());
+    return names;
+  }
+
+  /** Step 1: the service principal's client id and secret can be exchanged for a token. */
+  public CheckResult checkToken() {
+    if (!settings.authenticated()) {
+      return CheckResult.notVerified(TOKEN_CHECK, "skipped: local development server without authentication");
+    }
+    api.authenticate();
+    return CheckResult.passed(
+        TOKEN_CHECK, "token issued to service principal " + settings.clientId() + " by " + tokenEndpoint.get());
+  }
+
+  /** Step 2: the catalog and the schema exist and are visible. */
+  public CheckResult checkCatalogAndSchema() {
+    namespace.check();
+    return CheckResult.passed(NAMESPACE_CHECK, "catalog " + settings.catalog() + " and schema " + namespace.fullSchemaName() + " found");
+  }
+
+  /** Step 3: USE CATALOG, USE SCHEMA, CREATE EXTERNAL TABLE, EXTERNAL USE SCHEMA, when readable. */
+  public CheckResult checkPermissions() {
+    return new PermissionCheck(settings, api, namespace).run();
+  }
+
+  /** Step 4: the metastore allows external engines, when it reports the flag. */
+  public CheckResult checkExternalAccess() {
+    return new ExternalAccessCheck(api, failures).run();
+  }
+
+  /**
+   * All steps in order. Stops at the first failure, which is reported with what to fix; the later
+   * steps would only fail for the same reason.
+   */
+  public List<CheckResult> checkConnection() {
+    List<CheckResult> results = new ArrayList<>();
+    List<Map.Entry<String, Supplier<CheckResult>>> steps =
+        List.of(
+            Map.entry(TOKEN_CHECK, this::checkToken),
+            Map.entry(NAMESPACE_CHECK, this::checkCatalogAndSchema),
+            Map.entry(PermissionCheck.NAME, this::checkPermissions),
+            Map.entry(ExternalAccessCheck.NAME, this::checkExternalAccess));
+    for (Map.Entry<String, Supplier<CheckResult>> step : steps) {
+      try {
+        results.add(step.getValue().get());
+      } catch (LakesinkException e) {
+        results.add(CheckResult.failed(step.getKey(), e.getMessage()));
+        break;
+      }
+    }
+    return results;
+  }
+
+  @Override
+  public String toString() {
+    return describe();
+  }
+
+  private static String encode(String value) {
+    return URLEncoder.encode(value, StandardCharsets.UTF_8);
+  }
+}
