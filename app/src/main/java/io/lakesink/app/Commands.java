@@ -58,7 +58,7 @@ final class Commands {
         System.err.println("Table " + table + " stopped: " + f.record().reason());
       }
     });
-    return result.allHealthy() ? Main.OK : Main.TABLES_FAILED;
+    return result.allDelivering() ? Main.OK : Main.TABLES_FAILED;
   }
 
   static int quarantine(Path configFile, String action, String table) {
@@ -109,7 +109,7 @@ final class Commands {
     WorkerConfig config = ConfigLoader.fromSystemEnvironment().load(configFile);
     for (Subscription s : config.subscriptions()) {
       System.out.println("-- " + s.topic() + " → " + s.targetTable());
-      System.out.println(Pipeline.viewSql(s));
+      System.out.println(Pipeline.viewSql(config, s));
       System.out.println();
     }
     return Main.OK;

@@ -44,7 +44,7 @@ final class Demo {
         System.out.print(Commands.currentState(storage, orders));
         System.out.println();
         System.out.println("Current-state view (run it in Databricks, or read the changelog directly):");
-        System.out.println(Pipeline.viewSql(orders));
+        System.out.println(Pipeline.viewSql(config, orders));
         System.out.println();
         System.out.println("Changelog table: " + storage.tableLocation(orders.targetTable()));
         System.out.println("Configuration:   " + configFile);

@@ -2,6 +2,8 @@ package io.lakesink.app;
 
 import io.lakesink.app.config.WorkerConfig;
 import io.lakesink.changelog.ChangelogDelivery;
+import io.lakesink.catalog.TableCatalog;
+import io.lakesink.catalog.unity.UnityCatalog;
 import io.lakesink.config.Subscription;
 import io.lakesink.config.TableNames;
 import io.lakesink.delivery.DeliveryContext;
@@ -54,9 +56,17 @@ public final class Pipeline {
     return new DeltaTable(engine, storage.tableLocation(s.targetTable()));
   }
 
+  public static TableCatalog catalog(WorkerConfig.CatalogSettings settings) {
+    return switch (settings.type()) {
+      case "unity" -> UnityCatalog.fromSettings(settings.settings());
+      default -> TableCatalog.NONE;
+    };
+  }
+
   /** The current-state view of a subscription, for logs and {@code lakesink views}. */
-  public static String viewSql(Subscription s) {
-    return CurrentStateView.sql(List.of(), TableNames.sanitize(s.table()), s.primaryKey(), s.includeMetadataColumns());
+  public static String viewSql(WorkerConfig config, Subscription s) {
+    return CurrentStateView.sql(
+        config.catalog().namespace(), TableNames.sanitize(s.table()), s.primaryKey(), s.includeMetadataColumns());
   }
 
   /** One decoder per subscription; one registry client (and schema cache) for all of them. */
@@ -73,7 +83,9 @@ public final class Pipeline {
   }
 
   public static KafkaWorker worker(WorkerConfig config, TableStorage storage, FlushHook hook, Clock clock) {
-    return worker(config, storage, DeliveryContext.of(config.delivery(), new QuarantineStore(storage)).withHook(hook).withClock(clock));
+    return worker(config, storage,
+        DeliveryContext.of(config.delivery(), new QuarantineStore(storage)).withHook(hook).withClock(clock)
+            .withCatalog(catalog(config.catalog())));
   }
 
   public static KafkaWorker worker(WorkerConfig config, TableStorage storage, DeliveryContext context) {
@@ -82,12 +94,13 @@ public final class Pipeline {
     Map<SchemaRegistrySettings, SchemaRegistryClient> registries = new HashMap<>();
     for (Subscription s : config.subscriptions()) {
       ChangelogDelivery delivery = new ChangelogDelivery(s, table(storage, engine, s), context);
+      delivery.syncCatalog(); // a table from an earlier run is registered, or checked, at start
       routes.add(new KafkaWorker.Route(delivery, decoder(s, config, registries)));
       log.info(
           "Subscription {} → {} ({}); current-state view{}:\n{}",
           s.topic(), storage.tableLocation(s.targetTable()), s.mode().name().toLowerCase(),
           s.primaryKey().isEmpty() ? " (no primary_key configured: every non-deleted version is kept)" : "",
-          viewSql(s));
+          viewSql(config, s));
     }
     Map<String, Object> props = new HashMap<>(config.kafka().properties());
     props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafka().bootstrapServers());

@@ -1,5 +1,6 @@
 package io.lakesink.changelog;
 
+import io.lakesink.catalog.CatalogSync;
 import io.lakesink.config.Subscription;
 import io.lakesink.delivery.Backoff;
 import io.lakesink.delivery.DeliveryContext;
@@ -34,6 +35,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,6 +60,7 @@ public final class ChangelogDelivery implements TableDelivery {
   private final DeliveryMetrics metrics;
   private final ColumnMapping mapping;
   private final TableQuarantine quarantine;
+  private final CatalogSync catalog;
 
   private final List<ChangeEvent> buffer = new ArrayList<>();
   private long bufferedBytes;
@@ -81,7 +84,36 @@ public final class ChangelogDelivery implements TableDelivery {
     this.metrics = context.metrics();
     this.mapping = new ColumnMapping(subscription.targetTable(), subscription.columns());
     this.quarantine = new TableQuarantine(subscription.targetTable(), subscription, context.quarantine(), clock);
+    this.catalog = new CatalogSync(context.catalog(), subscription.targetTable(), clock);
     this.state = quarantine.initialState();
+  }
+
+  @Override
+  public void maintain() {
+    if (state instanceof DeliveryState.Degraded) {
+      syncCatalog();
+    }
+  }
+
+  /**
+   * Brings the table's catalog registration up to date; a table that exists from an earlier
+   * run is registered (or checked) at start. A registration problem degrades the table but
+   * never stops its data.
+   */
+  public void syncCatalog() {
+    if (!state.delivering()) {
+      return;
+    }
+    try {
+      Optional<String> problem = catalog.sync(table);
+      if (problem.isPresent() && !(state instanceof DeliveryState.Degraded)) {
+        state = new DeliveryState.Degraded(problem.get(), clock.instant());
+      } else if (problem.isEmpty() && state instanceof DeliveryState.Degraded) {
+        state = new DeliveryState.Healthy();
+      }
+    } catch (TableFailureException e) {
+      fail(e);
+    }
   }
 
   @Override
@@ -207,6 +239,7 @@ public final class ChangelogDelivery implements TableDelivery {
     Map<SourcePartition, Long> committed = Map.copyOf(pending);
     stored.putAll(committed);
     clear();
+    syncCatalog();
     return committed;
   }
 

@@ -62,6 +62,12 @@ public interface TableDelivery {
 
   TableStatus status();
 
+  /**
+   * Called by the worker on every loop, cheap unless something is due: catches up work that
+   * follows the data, such as a catalog registration that failed earlier.
+   */
+  void maintain();
+
   /** Events buffered and not yet committed. */
   int bufferedEvents();
 }

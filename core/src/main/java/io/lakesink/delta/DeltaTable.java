@@ -102,6 +102,11 @@ public final class DeltaTable {
     return snapshot().map(s -> DeltaTypes.fromStruct(s.getSchema()));
   }
 
+  /** The table's partition columns; empty when it has none or does not exist. */
+  public List<String> partitionColumns() {
+    return snapshot().map(Snapshot::getPartitionColumnNames).orElse(List.of());
+  }
+
   /** The stored version of each application id that has one. */
   public Map<String, Long> transactionVersions(Collection<String> appIds) {
     Map<String, Long> versions = new HashMap<>();

@@ -109,6 +109,7 @@ public final class KafkaWorker implements AutoCloseable {
         flushDue();
         resumeRetries();
         checkReleases();
+        byTopic.values().forEach(TableDelivery::maintain);
         status = snapshot();
         if (stopAtEnd) {
           if (consumer.assignment().isEmpty()) {

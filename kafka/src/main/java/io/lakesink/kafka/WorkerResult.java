@@ -5,7 +5,7 @@ import java.util.Map;
 
 /** How a run ended: the state of every table. */
 public record WorkerResult(Map<String, DeliveryState> states) {
-  public boolean allHealthy() {
+  public boolean allDelivering() {
     return states.values().stream().allMatch(DeliveryState::delivering);
   }
 }

@@ -36,7 +36,7 @@ import java.util.regex.Pattern;
  */
 public final class ConfigLoader {
   private static final Pattern ENV = Pattern.compile("\\$\\{env:([A-Za-z_][A-Za-z0-9_]*)}");
-  private static final Set<String> TOP = Set.of("kafka", "storage", "delivery", "subscriptions", "schema_registry");
+  private static final Set<String> TOP = Set.of("kafka", "storage", "delivery", "subscriptions", "schema_registry", "catalog");
   private static final Set<String> REGISTRY = Set.of("url", "username", "password", "trust_store", "trust_store_password");
   private static final Set<String> LOCAL_STORAGE = Set.of("type", "path", "prefix");
   private static final Set<String> KAFKA = Set.of("bootstrap_servers", "group_id", "properties");
@@ -85,7 +85,7 @@ public final class ConfigLoader {
         throw Errors.missing("schema_registry.url", "subscriptions[" + i + "] reads Avro, which needs the schema registry's URL");
       }
     }
-    return new WorkerConfig(kafka(root), storage(root), delivery(root), subscriptions, registry);
+    return new WorkerConfig(kafka(root), storage(root), delivery(root), subscriptions, registry, catalog(root));
   }
 
   private JsonNode substitute(JsonNode node, String key) {
@@ -146,6 +146,25 @@ public final class ConfigLoader {
       }
       default -> throw Errors.invalid("storage.type", "is '" + type + "'", "use local or azure");
     }
+  }
+
+  private WorkerConfig.CatalogSettings catalog(JsonNode root) {
+    JsonNode c = root.get("catalog");
+    if (c == null || c.isNull()) {
+      return WorkerConfig.CatalogSettings.NONE;
+    }
+    Map<String, String> all = stringMap(c, "catalog");
+    String type = optionalText(c, "type", "none");
+    return switch (type) {
+      case "none" -> {
+        onlyKnown(c, Set.of("type"), "catalog");
+        yield WorkerConfig.CatalogSettings.NONE;
+      }
+      // The catalog-unity module validates its own keys (and names them in its errors).
+      case "unity" -> new WorkerConfig.CatalogSettings(
+          type, all, List.of(optionalText(c, "catalog", ""), optionalText(c, "schema", "")));
+      default -> throw Errors.invalid("catalog.type", "is '" + type + "'", "use none or unity");
+    };
   }
 
   private SchemaRegistrySettings registry(JsonNode root) {

@@ -12,7 +12,23 @@ public record WorkerConfig(
     StorageSettings storage,
     FlushPolicy delivery,
     List<Subscription> subscriptions,
-    SchemaRegistrySettings schemaRegistry) {
+    SchemaRegistrySettings schemaRegistry,
+    CatalogSettings catalog) {
+
+  /**
+   * @param type {@code none} (tables are only written) or {@code unity}
+   * @param settings every key under {@code catalog:}, for the catalog module to read (may hold
+   *     the client secret: never logged)
+   * @param namespace catalog and schema that qualify names in view SQL; empty for none
+   */
+  public record CatalogSettings(String type, Map<String, String> settings, List<String> namespace) {
+    public static final CatalogSettings NONE = new CatalogSettings("none", Map.of(), List.of());
+
+    @Override
+    public String toString() {
+      return "CatalogSettings[type=" + type + ", namespace=" + namespace + "]";
+    }
+  }
 
   /**
    * @param properties passed to the Kafka consumer as they are (security settings, …); may hold
