@@ -12,7 +12,18 @@ import io.lakesink.delta.KernelEngine;
 import io.lakesink.error.ConfigurationException;
 import io.lakesink.kafka.KafkaWorker;
 import io.lakesink.kafka.WorkerResult;
+import io.lakesink.app.status.StatusServer;
+import io.lakesink.app.status.WorkerMetrics;
+import io.lakesink.delivery.DeliveryContext;
+import io.lakesink.kafka.WorkerStatus;
 import io.lakesink.quarantine.QuarantineRecord;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import org.slf4j.LoggerFactory;
 import io.lakesink.quarantine.QuarantineStore;
 import io.lakesink.storage.TableStorage;
 import io.lakesink.view.CurrentState;
@@ -40,7 +51,14 @@ final class Commands {
 
   static int run(WorkerConfig config, TableStorage storage, boolean stopAtEnd, FlushHook hook) {
     WorkerResult result;
-    try (KafkaWorker worker = Pipeline.worker(config, storage, hook, Clock.systemUTC())) {
+    KafkaWorker[] holder = new KafkaWorker[1];
+    WorkerMetrics metrics = new WorkerMetrics(() -> holder[0] == null ? WorkerStatus.STARTING : holder[0].status());
+    DeliveryContext context =
+        DeliveryContext.of(config.delivery(), new QuarantineStore(storage)).withHook(hook)
+            .withMetrics(metrics).withCatalog(Pipeline.catalog(config.catalog()));
+    try (KafkaWorker worker = Pipeline.worker(config, storage, context);
+        StatusServer server = startStatus(config, worker, metrics)) {
+      holder[0] = worker;
       Thread shutdown = new Thread(worker::stop, "lakesink-shutdown");
       Runtime.getRuntime().addShutdownHook(shutdown);
       try {
@@ -55,10 +73,42 @@ final class Commands {
     }
     result.states().forEach((table, state) -> {
       if (state instanceof DeliveryState.Quarantined f) {
-        System.err.println("Table " + table + " stopped: " + f.record().reason());
+        System.err.println("Table " + table + " is quarantined: " + f.record().reason());
       }
     });
     return result.allDelivering() ? Main.OK : Main.TABLES_FAILED;
+  }
+
+  /** The status endpoint, or null when disabled (try-with-resources accepts null). */
+  private static StatusServer startStatus(WorkerConfig config, KafkaWorker worker, WorkerMetrics metrics) {
+    WorkerConfig.StatusSettings s = config.status();
+    if (!s.enabled()) {
+      return null;
+    }
+    StatusServer server = StatusServer.start(s.host(), s.port(), worker::status, metrics);
+    LoggerFactory.getLogger(Commands.class).info(
+        "Status on http://{}:{}/status, metrics on /metrics, health on /health", s.host(), server.port());
+    return server;
+  }
+
+  /** {@code lakesink status}: asks a running worker for its status. */
+  static int status(Path configFile) {
+    WorkerConfig config = ConfigLoader.fromSystemEnvironment().load(configFile);
+    WorkerConfig.StatusSettings s = config.status();
+    String host = s.host().equals("0.0.0.0") ? "127.0.0.1" : s.host();
+    URI uri = URI.create("http://" + host + ":" + s.port() + "/status");
+    try {
+      HttpResponse<String> response = HttpClient.newHttpClient().send(
+          HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
+      System.out.println(response.body());
+      return response.statusCode() == 200 ? Main.OK : Main.TABLES_FAILED;
+    } catch (IOException e) {
+      System.err.println("No worker answers on " + uri + " (" + e.getMessage() + "): is it running, with status.port " + s.port() + "?");
+      return Main.USAGE;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return Main.USAGE;
+    }
   }
 
   static int quarantine(Path configFile, String action, String table) {

@@ -64,6 +64,9 @@ final class Demo {
           path: %s
         delivery:
           flush_interval: 2s
+        status:
+          host: 127.0.0.1
+          port: 0
         subscriptions:
           - topic: %s
             table: orders

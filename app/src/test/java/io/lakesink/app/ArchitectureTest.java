@@ -18,7 +18,10 @@ class ArchitectureTest {
 
   @BeforeAll
   static void importClasses() {
-    classes = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS).importPackages("io.lakesink");
+    classes = new ClassFileImporter()
+        .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+        .withImportOption(location -> !location.contains("-tests.jar")) // other modules' test fixtures
+        .importPackages("io.lakesink");
   }
 
   @Test

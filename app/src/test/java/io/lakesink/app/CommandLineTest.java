@@ -42,6 +42,7 @@ class CommandLineTest {
     Files.writeString(config, """
         kafka: {bootstrap_servers: "%s", group_id: cli}
         storage: {type: local, path: "%s"}
+        status: {host: 127.0.0.1, port: 0}
         subscriptions:
           - {topic: %s, table: orders, primary_key: [id], include_metadata_columns: false}
         """.formatted(SharedKafka.bootstrap(), dir.resolve("tables"), topic));

@@ -49,6 +49,7 @@ final class WorkerHarness {
         "kafka:\n  bootstrap_servers: " + SharedKafka.bootstrap() + "\n  group_id: " + groupId + "\n" + kafkaExtra
             + "storage:\n" + (storage != null ? storage : "  type: local\n  path: " + data + "\n")
             + "delivery:\n" + delivery
+            + "status:\n  host: 127.0.0.1\n  port: 0\n"
             + "subscriptions:\n" + subscriptions;
   }
 

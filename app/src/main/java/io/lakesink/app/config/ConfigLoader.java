@@ -36,7 +36,8 @@ import java.util.regex.Pattern;
  */
 public final class ConfigLoader {
   private static final Pattern ENV = Pattern.compile("\\$\\{env:([A-Za-z_][A-Za-z0-9_]*)}");
-  private static final Set<String> TOP = Set.of("kafka", "storage", "delivery", "subscriptions", "schema_registry", "catalog");
+  private static final Set<String> TOP = Set.of("kafka", "storage", "delivery", "subscriptions", "schema_registry", "catalog", "status");
+  private static final Set<String> STATUS = Set.of("enabled", "host", "port");
   private static final Set<String> REGISTRY = Set.of("url", "username", "password", "trust_store", "trust_store_password");
   private static final Set<String> LOCAL_STORAGE = Set.of("type", "path", "prefix");
   private static final Set<String> KAFKA = Set.of("bootstrap_servers", "group_id", "properties");
@@ -85,7 +86,7 @@ public final class ConfigLoader {
         throw Errors.missing("schema_registry.url", "subscriptions[" + i + "] reads Avro, which needs the schema registry's URL");
       }
     }
-    return new WorkerConfig(kafka(root), storage(root), delivery(root), subscriptions, registry, catalog(root));
+    return new WorkerConfig(kafka(root), storage(root), delivery(root), subscriptions, registry, catalog(root), status(root));
   }
 
   private JsonNode substitute(JsonNode node, String key) {
@@ -146,6 +147,28 @@ public final class ConfigLoader {
       }
       default -> throw Errors.invalid("storage.type", "is '" + type + "'", "use local or azure");
     }
+  }
+
+  private WorkerConfig.StatusSettings status(JsonNode root) {
+    JsonNode s = root.get("status");
+    if (s == null || s.isNull()) {
+      return WorkerConfig.StatusSettings.DEFAULT;
+    }
+    if (!s.isObject()) {
+      throw Errors.invalid("status", "is not a mapping", "write enabled, host and port under it");
+    }
+    onlyKnown(s, STATUS, "status");
+    WorkerConfig.StatusSettings d = WorkerConfig.StatusSettings.DEFAULT;
+    boolean enabled = !s.has("enabled") || bool(s.get("enabled"), "status.enabled");
+    int port = d.port();
+    if (s.has("port")) {
+      JsonNode p = s.get("port");
+      if (!p.canConvertToInt() || p.asInt(-1) < 0 || p.asInt() > 65535) {
+        throw Errors.invalid("status.port", "is '" + p.asText() + "'", "use a port number (0 picks a free one)");
+      }
+      port = p.asInt();
+    }
+    return new WorkerConfig.StatusSettings(enabled, optionalText(s, "host", d.host()), port);
   }
 
   private WorkerConfig.CatalogSettings catalog(JsonNode root) {

@@ -13,7 +13,13 @@ public record WorkerConfig(
     FlushPolicy delivery,
     List<Subscription> subscriptions,
     SchemaRegistrySettings schemaRegistry,
-    CatalogSettings catalog) {
+    CatalogSettings catalog,
+    StatusSettings status) {
+
+  /** The HTTP endpoint with /health, /status and /metrics. */
+  public record StatusSettings(boolean enabled, String host, int port) {
+    public static final StatusSettings DEFAULT = new StatusSettings(true, "0.0.0.0", 9400);
+  }
 
   /**
    * @param type {@code none} (tables are only written) or {@code unity}

@@ -1,0 +1,124 @@
+package io.lakesink.app.status;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.lakesink.kafka.WorkerStatus;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.function.Supplier;
+
+/**
+ * {@code /health}, {@code /status} and {@code /metrics} over the JDK's HTTP server: three
+ * read-only pages need no web framework. Everything served comes from the worker's status
+ * snapshot and the metrics registry, neither of which holds a secret.
+ */
+public final class StatusServer implements AutoCloseable {
+  /** A worker whose loop has not turned for this long is reported unhealthy. */
+  static final Duration STALE = Duration.ofMinutes(2);
+  private static final ObjectMapper JSON =
+      new ObjectMapper().registerModule(new JavaTimeModule())
+          .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS).enable(SerializationFeature.INDENT_OUTPUT);
+
+  private final HttpServer server;
+  private final Supplier<WorkerStatus> status;
+  private final WorkerMetrics metrics;
+  private final Clock clock;
+
+  private StatusServer(HttpServer server, Supplier<WorkerStatus> status, WorkerMetrics metrics, Clock clock) {
+    this.server = server;
+    this.status = status;
+    this.metrics = metrics;
+    this.clock = clock;
+  }
+
+  public static StatusServer start(String host, int port, Supplier<WorkerStatus> status, WorkerMetrics metrics) {
+    try {
+      HttpServer server = HttpServer.create(new InetSocketAddress(host, port), 0);
+      server.setExecutor(Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "lakesink-status");
+        t.setDaemon(true);
+        return t;
+      }));
+      StatusServer s = new StatusServer(server, status, metrics, Clock.systemUTC());
+      server.createContext("/health", s::health);
+      server.createContext("/status", s::status);
+      server.createContext("/metrics", s::metrics);
+      server.start();
+      return s;
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot serve status on " + host + ":" + port + " (set status.port to a free port)", e);
+    }
+  }
+
+  public int port() {
+    return server.getAddress().getPort();
+  }
+
+  private void health(HttpExchange ex) throws IOException {
+    WorkerStatus s = status.get();
+    boolean starting = s.at().equals(WorkerStatus.STARTING.at());
+    boolean alive = starting || s.at().isAfter(clock.instant().minus(STALE));
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("status", alive ? "up" : "stalled");
+    body.put("ready", !starting);
+    body.put("last_loop", starting ? null : s.at());
+    send(ex, alive ? 200 : 503, "application/json", JSON.writeValueAsString(body));
+  }
+
+  private void status(HttpExchange ex) throws IOException {
+    WorkerStatus s = status.get();
+    List<Map<String, Object>> subs = s.subscriptions().stream().map(StatusServer::subscription).toList();
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("at", s.at());
+    body.put("subscriptions", subs);
+    send(ex, 200, "application/json", JSON.writeValueAsString(body));
+  }
+
+  private static Map<String, Object> subscription(WorkerStatus.Subscription sub) {
+    var t = sub.table();
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("table", t.table());
+    m.put("topic", t.topic());
+    m.put("mode", t.mode());
+    m.put("state", t.state());
+    m.put("reason", t.reason());
+    m.put("since", t.since());
+    m.put("last_commit_version", t.lastVersion() < 0 ? null : t.lastVersion());
+    m.put("last_commit_at", t.lastCommitAt());
+    m.put("rows_delivered", t.rowsDelivered());
+    m.put("events_consumed", sub.consumed());
+    m.put("buffered_events", t.bufferedEvents());
+    m.put("lag", sub.lag());
+    return m;
+  }
+
+  private void metrics(HttpExchange ex) throws IOException {
+    send(ex, 200, "text/plain; version=0.0.4; charset=utf-8", metrics.scrape());
+  }
+
+  private static void send(HttpExchange ex, int code, String type, String body) throws IOException {
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    ex.getResponseHeaders().set("Content-Type", type);
+    ex.sendResponseHeaders(code, bytes.length);
+    try (OutputStream out = ex.getResponseBody()) {
+      out.write(bytes);
+    }
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+  }
+}

@@ -1,0 +1,79 @@
+package io.lakesink.app.status;
+
+import io.lakesink.delivery.DeliveryMetrics;
+import io.lakesink.error.ErrorKind;
+import io.lakesink.kafka.WorkerStatus;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * lakesink's Prometheus metrics. Counters and histograms are fed by the deliveries as they
+ * commit; gauges (consumer lag, states, events consumed) are read from the worker's latest
+ * status snapshot at each scrape.
+ */
+public final class WorkerMetrics implements DeliveryMetrics {
+  private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final Supplier<WorkerStatus> status;
+  private final MultiGauge lag;
+  private final MultiGauge consumed;
+  private final MultiGauge states;
+
+  public WorkerMetrics(Supplier<WorkerStatus> status) {
+    this.status = status;
+    this.lag = MultiGauge.builder("lakesink.consumer.lag").description("Records not yet read, per partition").register(registry);
+    this.consumed = MultiGauge.builder("lakesink.events.consumed").description("Records read since start, per table").register(registry);
+    this.states = MultiGauge.builder("lakesink.table.state").description("1 for the state each table is in").register(registry);
+    Gauge.builder("lakesink.tables.quarantined", this, m -> m.count("quarantined"))
+        .description("Tables quarantined").register(registry);
+  }
+
+  @Override
+  public void committed(String table, int rows, long bytes, Duration latency) {
+    Counter.builder("lakesink.events.delivered").description("Rows committed to Delta").tag("table", table)
+        .register(registry).increment(rows);
+    DistributionSummary.builder("lakesink.flush.rows").description("Rows per Delta commit").tag("table", table)
+        .publishPercentileHistogram().register(registry).record(rows);
+    Timer.builder("lakesink.commit.latency").description("Parquet write and Delta commit of one flush").tag("table", table)
+        .publishPercentileHistogram().register(registry).record(latency);
+  }
+
+  @Override
+  public void error(String table, ErrorKind kind) {
+    Counter.builder("lakesink.errors").description("Errors by kind").tag("table", table)
+        .tag("kind", kind.name().toLowerCase()).register(registry).increment();
+  }
+
+  /** The Prometheus text exposition, with gauges refreshed from the latest status. */
+  public synchronized String scrape() {
+    WorkerStatus s = status.get();
+    List<MultiGauge.Row<?>> lagRows = new ArrayList<>();
+    List<MultiGauge.Row<?>> consumedRows = new ArrayList<>();
+    List<MultiGauge.Row<?>> stateRows = new ArrayList<>();
+    for (WorkerStatus.Subscription sub : s.subscriptions()) {
+      String table = sub.table().table();
+      sub.lag().forEach((p, l) -> lagRows.add(MultiGauge.Row.of(Tags.of("table", table, "partition", String.valueOf(p)), l)));
+      consumedRows.add(MultiGauge.Row.of(Tags.of("table", table), sub.consumed()));
+      for (String state : List.of("healthy", "degraded", "quarantined")) {
+        stateRows.add(MultiGauge.Row.of(Tags.of("table", table, "state", state), state.equals(sub.table().state()) ? 1 : 0));
+      }
+    }
+    lag.register(lagRows, true);
+    consumed.register(consumedRows, true);
+    states.register(stateRows, true);
+    return registry.scrape();
+  }
+
+  private double count(String state) {
+    return status.get().subscriptions().stream().filter(x -> x.table().state().equals(state)).count();
+  }
+}
