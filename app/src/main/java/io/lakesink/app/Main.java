@@ -13,6 +13,10 @@ public final class Main {
   private Main() {}
 
   public static void main(String[] args) {
+    // Chosen before the first logger exists: logback reads this once, at start.
+    if ("json".equalsIgnoreCase(System.getenv("LAKESINK_LOG_FORMAT")) && System.getProperty("logback.configurationFile") == null) {
+      System.setProperty("logback.configurationFile", "logback-json.xml");
+    }
     System.exit(run(args));
   }
 
