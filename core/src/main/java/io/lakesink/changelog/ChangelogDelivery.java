@@ -1,328 +1,51 @@
 package io.lakesink.changelog;
 
-import io.lakesink.catalog.CatalogSync;
 import io.lakesink.config.Subscription;
-import io.lakesink.delivery.Backoff;
+import io.lakesink.delivery.BufferedDelivery;
 import io.lakesink.delivery.DeliveryContext;
-import io.lakesink.delivery.DeliveryMetrics;
-import io.lakesink.delivery.DeliveryState;
-import io.lakesink.delivery.FlushHook;
-import io.lakesink.delivery.FlushPolicy;
-import io.lakesink.delivery.FlushStep;
-import io.lakesink.delivery.SourcePartition;
-import io.lakesink.delivery.TableDelivery;
-import io.lakesink.delivery.TableStatus;
 import io.lakesink.delta.AppendRequest;
-import io.lakesink.delta.CommitErrors;
 import io.lakesink.delta.DeltaTable;
-import io.lakesink.error.ErrorKind;
-import io.lakesink.error.Errors;
-import io.lakesink.error.RetryableException;
-import io.lakesink.error.SourcePosition;
-import io.lakesink.error.TableFailureException;
 import io.lakesink.event.ChangeEvent;
 import io.lakesink.event.Column;
-import io.lakesink.mapping.ColumnMapping;
-import io.lakesink.quarantine.TableQuarantine;
-import java.time.Clock;
-import java.time.Duration;
-import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
-import java.util.ArrayList;
-import java.util.Collection;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Changelog delivery: every change appended to {@code <table>_APPEND}, one Delta commit per
- * flush carrying the next offset of every partition it covers.
- *
- * <p>Exactly once rests on one rule: an event is written only if its offset is at or past what
- * the table's log stores for its partition. Buffers are filtered against the log before every
- * retry, so an ambiguous commit that actually landed is never written twice.
+ * flush carrying the next offset of every partition it covers. Files are only ever added.
  */
-public final class ChangelogDelivery implements TableDelivery {
-  private static final Logger log = LoggerFactory.getLogger(ChangelogDelivery.class);
-  static final int MAX_ATTEMPTS = 6;
-
-  private final Subscription subscription;
-  private final DeltaTable table;
-  private final FlushPolicy policy;
-  private final FlushHook hook;
-  private final Clock clock;
-  private final Backoff backoff;
-  private final DeliveryMetrics metrics;
-  private final ColumnMapping mapping;
-  private final TableQuarantine quarantine;
-  private final CatalogSync catalog;
-
-  private final List<ChangeEvent> buffer = new ArrayList<>();
-  private long bufferedBytes;
-  private long oldestMillis;
-  /** Next offset to read per partition, for everything buffered or skipped since the last commit. */
-  private final Map<SourcePartition, Long> pending = new LinkedHashMap<>();
-  /** Next offset per partition as last read from, or committed to, the log. */
-  private final Map<SourcePartition, Long> stored = new HashMap<>();
-  private DeliveryState state;
-  private long lastVersion = -1;
-  private Instant lastCommitAt;
-  private long rowsDelivered;
-
-  public ChangelogDelivery(Subscription subscription, DeltaTable table, DeliveryContext context) {
-    this.subscription = subscription;
-    this.table = table;
-    this.policy = context.policy();
-    this.hook = context.hook();
-    this.clock = context.clock();
-    this.backoff = context.backoff();
-    this.metrics = context.metrics();
-    this.mapping = new ColumnMapping(subscription.targetTable(), subscription.columns());
-    this.quarantine = new TableQuarantine(subscription.targetTable(), subscription, context.quarantine(), clock);
-    this.catalog = new CatalogSync(context.catalog(), subscription.targetTable(), clock);
-    this.state = quarantine.initialState();
-  }
-
-  @Override
-  public void maintain() {
-    if (state instanceof DeliveryState.Degraded) {
-      syncCatalog();
-    }
-  }
+public final class ChangelogDelivery extends BufferedDelivery {
 
   /**
-   * Brings the table's catalog registration up to date; a table that exists from an earlier
-   * run is registered (or checked) at start. A registration problem degrades the table but
-   * never stops its data.
+   * @param sibling the table the subscription writes in merge mode, whose offsets a switch to
+   *     changelog continues from; may be null
    */
-  public void syncCatalog() {
-    if (!state.delivering()) {
-      return;
-    }
-    try {
-      Optional<String> problem = catalog.sync(table);
-      if (problem.isPresent() && !(state instanceof DeliveryState.Degraded)) {
-        state = new DeliveryState.Degraded(problem.get(), clock.instant());
-      } else if (problem.isEmpty() && state instanceof DeliveryState.Degraded) {
-        state = new DeliveryState.Healthy();
-      }
-    } catch (TableFailureException e) {
-      fail(e);
-    }
+  public ChangelogDelivery(Subscription subscription, DeltaTable table, DeltaTable sibling, DeliveryContext context) {
+    super(subscription, table, sibling, context);
+  }
+
+  public ChangelogDelivery(Subscription subscription, DeltaTable table, DeliveryContext context) {
+    this(subscription, table, null, context);
   }
 
   @Override
-  public Subscription subscription() {
-    return subscription;
-  }
-
-  @Override
-  public String tableName() {
-    return subscription.targetTable();
-  }
-
-  @Override
-  public Map<SourcePartition, Long> storedOffsets(Collection<SourcePartition> partitions) {
-    Map<String, SourcePartition> byId = new HashMap<>();
-    partitions.forEach(p -> byId.put(p.applicationId(), p));
-    Map<SourcePartition, Long> result = new HashMap<>();
-    table.refresh();
-    table.transactionVersions(byId.keySet()).forEach((id, v) -> result.put(byId.get(id), v));
-    stored.putAll(result);
-    return result;
-  }
-
-  @Override
-  public void accept(ChangeEvent source) {
-    if (alreadyStored(source.position())) {
-      // Re-read after a restart whose source position lagged the log: the table has it.
-      return;
-    }
-    ChangeEvent event = mapping.apply(source);
-    if (buffer.isEmpty()) {
-      oldestMillis = clock.millis();
-    }
-    buffer.add(event);
-    bufferedBytes += event.sizeBytes();
-    advance(event.position());
-  }
-
-  @Override
-  public void skip(SourcePosition position) {
-    if (!alreadyStored(position)) {
-      advance(position);
-    }
-  }
-
-  private boolean alreadyStored(SourcePosition p) {
-    Long next = stored.get(new SourcePartition(p.topic(), p.partition()));
-    return next != null && p.offset() < next;
-  }
-
-  private void advance(SourcePosition p) {
-    pending.merge(new SourcePartition(p.topic(), p.partition()), p.offset() + 1, Math::max);
-  }
-
-  @Override
-  public boolean flushDue(long nowMillis) {
-    return state.delivering() && policy.due(buffer.size(), bufferedBytes, oldestMillis, nowMillis);
-  }
-
-  @Override
-  public Map<SourcePartition, Long> flush() {
-    if (!state.delivering() || buffer.isEmpty()) {
-      // Skipped positions alone (tombstones) ride along with the next commit: re-reading a
-      // tombstone after a restart is harmless, an empty commit per tombstone is not.
-      return Map.of();
-    }
-    RuntimeException last = null;
-    for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      try {
-        if (last != null) {
-          // Before writing again, learn what the failed attempt left in the log: an attempt
-          // whose outcome looked failed may have landed.
-          Map<SourcePartition, Long> attempted = Map.copyOf(pending);
-          table.refresh();
-          dropCommitted();
-          if (buffer.isEmpty()) {
-            pending.clear();
-            return attempted;
-          }
-        }
-        return attemptFlush();
-      } catch (TableFailureException e) {
-        fail(e);
-        throw e;
-      } catch (RuntimeException e) {
-        metrics.error(tableName(), CommitErrors.classify(e));
-        if (CommitErrors.classify(e) != ErrorKind.RETRYABLE) {
-          TableFailureException failure =
-              new TableFailureException("Writing table " + tableName() + " failed: " + e.getMessage(), null, e);
-          fail(failure);
-          throw failure;
-        }
-        last = e;
-        log.warn("Flush of {} failed (attempt {}/{}), retrying: {}", tableName(), attempt, MAX_ATTEMPTS, e.toString());
-        if (attempt < MAX_ATTEMPTS) {
-          pause(100L << Math.min(attempt, 7));
-        }
-      }
-    }
-    throw new RetryableException(
-        "Flush of " + tableName() + " still failing after " + MAX_ATTEMPTS + " attempts; buffered rows are kept and retried", last);
-  }
-
-  private Map<SourcePartition, Long> attemptFlush() {
-    hook.at(tableName(), FlushStep.BEFORE_WRITE);
+  protected long write(List<ChangeEvent> events, Map<String, Long> transactionIds) {
     LocalDate today = LocalDate.ofInstant(clock.instant(), ZoneOffset.UTC);
     List<Column> existing = table.columns().orElse(List.of());
-    ChangelogRows rows = new ChangelogRows(tableName(), existing, buffer);
-    Map<String, Long> txnIds = new LinkedHashMap<>();
-    pending.forEach((p, next) -> txnIds.put(p.applicationId(), next));
-    AppendRequest request = rows.request(buffer, today, txnIds, tableProperties());
-    long started = System.nanoTime();
+    ChangelogRows rows = new ChangelogRows(tableName(), existing, events);
+    AppendRequest request = rows.request(events, today, transactionIds, tableProperties());
     DeltaTable.PreparedAppend prepared = table.prepareAppend(request);
-    hook.at(tableName(), FlushStep.BEFORE_COMMIT);
-    long version = table.commit(prepared);
-    log.info(
-        "Committed {} rows to {} as version {} ({})",
-        buffer.size(), tableName(), version, pending);
-    metrics.committed(tableName(), buffer.size(), bufferedBytes, Duration.ofNanos(System.nanoTime() - started));
-    lastVersion = version;
-    lastCommitAt = clock.instant();
-    rowsDelivered += buffer.size();
-    Map<SourcePartition, Long> committed = Map.copyOf(pending);
-    stored.putAll(committed);
-    clear();
-    syncCatalog();
-    return committed;
+    beforeCommit();
+    return table.commit(prepared);
   }
 
-  /** After a failed attempt: drops what the log already holds. */
-  private void dropCommitted() {
-    storedOffsets(pending.keySet());
-    buffer.removeIf(e -> alreadyStored(e.position()));
-    pending.entrySet().removeIf(en -> stored.getOrDefault(en.getKey(), -1L) >= en.getValue());
-    bufferedBytes = buffer.stream().mapToLong(ChangeEvent::sizeBytes).sum();
-  }
-
-  private Map<String, String> tableProperties() {
+  @Override
+  protected Map<String, String> tableProperties() {
     return Map.of(
         // Changelog files are only ever added; Delta readers and writers enforce it too.
         "delta.appendOnly", "true",
         "delta.checkpointInterval", "10");
-  }
-
-  private void pause(long millis) {
-    try {
-      backoff.pause(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new RetryableException("Interrupted while retrying a flush of " + tableName(), e);
-    }
-  }
-
-  @Override
-  public void discard(Collection<SourcePartition> partitions) {
-    buffer.removeIf(e -> partitions.contains(new SourcePartition(e.position().topic(), e.position().partition())));
-    partitions.forEach(pending::remove);
-    bufferedBytes = buffer.stream().mapToLong(ChangeEvent::sizeBytes).sum();
-  }
-
-  @Override
-  public void fail(TableFailureException reason) {
-    if (state.delivering()) {
-      metrics.error(tableName(), ErrorKind.TABLE_FAILURE);
-      state = quarantine.quarantine(reason);
-    }
-    clear();
-  }
-
-  @Override
-  public boolean releaseIfAllowed() {
-    if (state instanceof DeliveryState.Quarantined && quarantine.released()) {
-      log.info("Table {} was released from quarantine by an operator; resuming from its stored offsets", tableName());
-      state = new DeliveryState.Healthy();
-      stored.clear();
-      return true;
-    }
-    return false;
-  }
-
-  @Override
-  public TableStatus status() {
-    String reason = null;
-    Instant since = null;
-    if (state instanceof DeliveryState.Quarantined q) {
-      reason = q.record().reason();
-      since = q.record().since();
-    } else if (state instanceof DeliveryState.Degraded d) {
-      reason = d.reason();
-      since = d.since();
-    }
-    return new TableStatus(
-        tableName(), subscription.topic(), subscription.mode().name().toLowerCase(), state.label(), reason, since,
-        lastVersion, lastCommitAt, rowsDelivered, buffer.size());
-  }
-
-  private void clear() {
-    buffer.clear();
-    pending.clear();
-    bufferedBytes = 0;
-  }
-
-  @Override
-  public DeliveryState state() {
-    return state;
-  }
-
-  @Override
-  public int bufferedEvents() {
-    return buffer.size();
   }
 }
