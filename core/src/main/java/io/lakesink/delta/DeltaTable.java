@@ -16,7 +16,10 @@ import io.delta.kernel.exceptions.TableNotFoundException;
 import io.delta.kernel.expressions.Column;
 import io.delta.kernel.expressions.Literal;
 import io.delta.kernel.hook.PostCommitHook;
+import io.delta.kernel.Scan;
+import io.delta.kernel.internal.InternalScanFileUtils;
 import io.delta.kernel.internal.SnapshotImpl;
+import io.delta.kernel.internal.actions.AddFile;
 import io.delta.kernel.internal.actions.SetTransaction;
 import io.delta.kernel.internal.actions.SingleAction;
 import io.delta.kernel.transaction.DataLayoutSpec;
@@ -120,11 +123,48 @@ public final class DeltaTable {
     return versions;
   }
 
+  /** The table's data files with their statistics (empty when the table does not exist). */
+  public List<TableFile> files() {
+    Optional<Snapshot> current = snapshot();
+    if (current.isEmpty()) {
+      return List.of();
+    }
+    List<TableFile> files = new ArrayList<>();
+    Scan scan = current.get().getScanBuilder().build();
+    try (CloseableIterator<FilteredColumnarBatch> batches = scan.getScanFiles(engine, true)) {
+      while (batches.hasNext()) {
+        try (CloseableIterator<Row> rows = batches.next().getRows()) {
+          while (rows.hasNext()) {
+            Row scanRow = rows.next();
+            AddFile add = new AddFile(scanRow.getStruct(InternalScanFileUtils.ADD_FILE_ORDINAL));
+            files.add(FileStats.of(add, scanRow));
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("listing the files of " + location, e);
+    }
+    return files;
+  }
+
+  /** The rows of one file, as column → value, with columns it predates read as null. */
+  public List<Map<String, Object>> read(TableFile file) {
+    return DeltaTableReader.read(this, snapshot().orElseThrow(), file);
+  }
+
   /**
    * Writes the request's Parquet files (creating the table first if needed) and returns what
    * {@link #commit} needs. Nothing is visible to readers until the commit.
    */
   public PreparedAppend prepareAppend(AppendRequest request) {
+    return prepareAppend(request, List.of());
+  }
+
+  /**
+   * Like {@link #prepareAppend(AppendRequest)}, and the commit also removes {@code rewritten}:
+   * a copy-on-write rewrite. Kernel detects a concurrent commit that removed the same files.
+   */
+  public PreparedAppend prepareAppend(AppendRequest request, List<TableFile> rewritten) {
     Snapshot current = snapshot().orElseGet(() -> create(request));
     List<io.lakesink.event.Column> tableColumns = DeltaTypes.fromStruct(current.getSchema());
     boolean widened = request.columns().size() > tableColumns.size();
@@ -156,6 +196,10 @@ public final class DeltaTable {
       actions.add(
           SingleAction.createMetadataSingleAction(
               metadata.withNewSchema(DeltaTypes.toStruct(request.columns())).toRow()));
+    }
+    for (TableFile f : rewritten) {
+      actions.add(SingleAction.createRemoveFileSingleAction(
+          new AddFile(f.scanRow.getStruct(InternalScanFileUtils.ADD_FILE_ORDINAL)).toRemoveFileRow(true, Optional.of(now))));
     }
     if (!request.rows().isEmpty()) {
       actions.addAll(writeFiles(txn, request));

@@ -36,27 +36,12 @@ public final class DeltaTableReader {
     Engine engine = table.engine();
     Scan scan = maybe.get().getScanBuilder().build();
     Row scanState = scan.getScanState(engine);
-    StructType physical = ScanStateRow.getPhysicalDataReadSchema(scanState);
     List<Map<String, Object>> rows = new ArrayList<>();
     try (CloseableIterator<FilteredColumnarBatch> files = scan.getScanFiles(engine)) {
       while (files.hasNext()) {
         try (CloseableIterator<Row> scanFiles = files.next().getRows()) {
           while (scanFiles.hasNext()) {
-            Row scanFile = scanFiles.next();
-            CloseableIterator<ColumnarBatch> data =
-                engine
-                    .getParquetHandler()
-                    .readParquetFiles(
-                        Utils.singletonCloseableIterator(InternalScanFileUtils.getAddFileStatus(scanFile)),
-                        physical,
-                        Optional.empty())
-                    .map(FileReadResult::getData);
-            try (CloseableIterator<FilteredColumnarBatch> logical =
-                Scan.transformPhysicalData(engine, scanState, scanFile, data)) {
-              while (logical.hasNext()) {
-                collect(logical.next(), rows);
-              }
-            }
+            readFile(engine, scanState, scanFiles.next(), rows);
           }
         }
       }
@@ -64,6 +49,37 @@ public final class DeltaTableReader {
       throw new UncheckedIOException("reading " + table.location(), e);
     }
     return rows;
+  }
+
+  /** The rows of one file of the table, as column → value. */
+  static List<Map<String, Object>> read(DeltaTable table, Snapshot snapshot, TableFile file) {
+    Engine engine = table.engine();
+    Row scanState = snapshot.getScanBuilder().build().getScanState(engine);
+    List<Map<String, Object>> rows = new ArrayList<>();
+    try {
+      readFile(engine, scanState, file.scanRow, rows);
+    } catch (IOException e) {
+      throw new UncheckedIOException("reading " + file.path() + " of " + table.location(), e);
+    }
+    return rows;
+  }
+
+  private static void readFile(Engine engine, Row scanState, Row scanFile, List<Map<String, Object>> rows) throws IOException {
+    StructType physical = ScanStateRow.getPhysicalDataReadSchema(scanState);
+    CloseableIterator<ColumnarBatch> data =
+        engine
+            .getParquetHandler()
+            .readParquetFiles(
+                Utils.singletonCloseableIterator(InternalScanFileUtils.getAddFileStatus(scanFile)),
+                physical,
+                Optional.empty())
+            .map(FileReadResult::getData);
+    try (CloseableIterator<FilteredColumnarBatch> logical =
+        Scan.transformPhysicalData(engine, scanState, scanFile, data)) {
+      while (logical.hasNext()) {
+        collect(logical.next(), rows);
+      }
+    }
   }
 
   private static void collect(FilteredColumnarBatch filtered, List<Map<String, Object>> out) {

@@ -17,6 +17,8 @@ import java.util.List;
  * @param recordKeyFields field names of the Kafka record key, the primary key when none is
  *     configured
  * @param sizeBytes the encoded size of the record, used for byte-based flushing
+ * @param snapshotEnd whether the source marked this event the last of an initial snapshot
+ *     ({@code source.snapshot = last})
  */
 public record ChangeEvent(
     SourcePosition position,
@@ -25,7 +27,18 @@ public record ChangeEvent(
     RowSchema schema,
     Object[] values,
     List<String> recordKeyFields,
-    int sizeBytes) {
+    int sizeBytes,
+    boolean snapshotEnd) {
+
+  public ChangeEvent(
+      SourcePosition position, Operation op, Long tsMs, RowSchema schema, Object[] values, List<String> recordKeyFields, int sizeBytes) {
+    this(position, op, tsMs, schema, values, recordKeyFields, sizeBytes, false);
+  }
+
+  /** This event, marked as the last of an initial snapshot. */
+  public ChangeEvent asSnapshotEnd() {
+    return new ChangeEvent(position, op, tsMs, schema, values, recordKeyFields, sizeBytes, true);
+  }
 
   public boolean isDelete() {
     return op == Operation.DELETE;

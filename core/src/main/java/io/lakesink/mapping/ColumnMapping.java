@@ -56,7 +56,7 @@ public final class ColumnMapping {
       }
       values[i] = v;
     }
-    return new ChangeEvent(e.position(), e.op(), e.tsMs(), shape.target(), values, e.recordKeyFields(), e.sizeBytes());
+    return new ChangeEvent(e.position(), e.op(), e.tsMs(), shape.target(), values, e.recordKeyFields(), e.sizeBytes(), e.snapshotEnd());
   }
 
   private Shape shape(RowSchema source) {

@@ -112,9 +112,12 @@ public final class AvroDebeziumDecoder implements RecordDecoder {
     int imagePos = op == Operation.DELETE ? shape.before : shape.after;
     Object image = imagePos < 0 ? null : record.get(imagePos);
     Long ts = null;
+    boolean snapshotEnd = false;
     if (shape.source >= 0 && record.get(shape.source) instanceof GenericRecord source) {
       Schema.Field f = source.getSchema().getField("ts_ms");
       ts = f == null ? null : longOrNull(source.get(f.pos()));
+      Schema.Field snapshot = source.getSchema().getField("snapshot");
+      snapshotEnd = snapshot != null && source.get(snapshot.pos()) != null && "last".equals(source.get(snapshot.pos()).toString());
     }
     if (ts == null && shape.tsMs >= 0) {
       ts = longOrNull(record.get(shape.tsMs));
@@ -135,7 +138,7 @@ public final class AvroDebeziumDecoder implements RecordDecoder {
       throw new DecodeException("the event's row image is " + AvroJson.text(image) + ", not a record");
     }
     AvroRowSchema rowSchema = image(row.getSchema());
-    return new ChangeEvent(position, op, ts, rowSchema.rowSchema, rowSchema.values(row), keyFields(keyShape), size);
+    return new ChangeEvent(position, op, ts, rowSchema.rowSchema, rowSchema.values(row), keyFields(keyShape), size, snapshotEnd);
   }
 
   private ChangeEvent flattened(

@@ -87,7 +87,8 @@ public final class DebeziumJsonDecoder implements RecordDecoder {
     if (ts == null) {
       ts = longOrNull(payload.get("ts_ms"));
     }
-    return row(position, op, ts, imageSchema, image, Set.of(), keyFields, size);
+    ChangeEvent event = row(position, op, ts, imageSchema, image, Set.of(), keyFields, size);
+    return "last".equals(payload.path("source").path("snapshot").asText(null)) ? event.asSnapshotEnd() : event;
   }
 
   private ChangeEvent flattened(

@@ -1,0 +1,111 @@
+package io.lakesink.delivery;
+
+import io.lakesink.error.Errors;
+import io.lakesink.event.ChangeEvent;
+import io.lakesink.event.Column;
+import io.lakesink.event.RowSchema;
+import io.lakesink.types.ValueCoercion;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Where change events become table rows, for every delivery mode: the table's columns in table
+ * order (a new table: source columns first, then the mode's metadata columns; an existing one:
+ * its columns, then source columns it lacks, at the end), and each event's values placed and
+ * fitted into the existing column types. A value that does not fit fails the table with the
+ * column named. Metadata slots are left for the mode to fill.
+ */
+public final class RowLayout {
+  private final String table;
+  private final Set<String> reserved;
+  private final List<Column> columns;
+  private final Map<String, Integer> index = new HashMap<>();
+  /** Per row shape: where each source column lands in the table row. */
+  private final Map<RowSchema, int[]> slotsBySchema = new IdentityHashMap<>();
+
+  /**
+   * @param existing the table's columns, or empty for a table not created yet
+   * @param metadata the mode's own columns, placed after the source columns of a new table
+   */
+  public RowLayout(String table, List<Column> existing, List<ChangeEvent> events, List<Column> metadata) {
+    this.table = table;
+    this.reserved = Set.copyOf(metadata.stream().map(Column::name).toList());
+    this.columns = new ArrayList<>(existing);
+    for (int i = 0; i < columns.size(); i++) {
+      index.put(columns.get(i).name(), i);
+    }
+    for (ChangeEvent e : events) {
+      slotsBySchema.computeIfAbsent(e.schema(), s -> placeColumns(s, e));
+    }
+    if (existing.isEmpty()) {
+      // Data columns were placed first, so adding the metadata after them moves nothing.
+      for (Column c : metadata) {
+        index.put(c.name(), columns.size());
+        columns.add(c);
+      }
+    }
+  }
+
+  private int[] placeColumns(RowSchema schema, ChangeEvent first) {
+    int[] slots = new int[schema.size()];
+    for (int i = 0; i < schema.size(); i++) {
+      Column c = schema.columns().get(i);
+      if (reserved.contains(c.name())) {
+        throw Errors.reservedColumn(table, c.name(), first.position());
+      }
+      Integer slot = index.get(c.name());
+      if (slot == null) {
+        slot = columns.size();
+        columns.add(c);
+        index.put(c.name(), slot);
+      }
+      slots[i] = slot;
+    }
+    return slots;
+  }
+
+  public List<Column> columns() {
+    return columns;
+  }
+
+  /** The position of a column in {@link #columns}. */
+  public int slot(String column) {
+    return index.get(column);
+  }
+
+  /** The event's row image in table order; metadata slots are null. */
+  public Object[] row(ChangeEvent e) {
+    Object[] row = new Object[columns.size()];
+    int[] slots = slotsBySchema.get(e.schema());
+    List<Column> source = e.schema().columns();
+    for (int i = 0; i < slots.length; i++) {
+      Object v = e.values()[i];
+      Column target = columns.get(slots[i]);
+      if (v != null && !target.type().equals(source.get(i).type())) {
+        try {
+          v = ValueCoercion.coerce(v, source.get(i).type(), target.type());
+        } catch (ValueCoercion.DoesNotFit x) {
+          throw Errors.columnTypeConflict(table, target.name(), target.type(), source.get(i).type(), v, e.position());
+        }
+      }
+      row[slots[i]] = v;
+    }
+    return row;
+  }
+
+  /** A row read back from the table, in table order (columns it predates read null). */
+  public Object[] stored(Map<String, Object> values) {
+    Object[] row = new Object[columns.size()];
+    values.forEach((name, v) -> {
+      Integer i = index.get(name);
+      if (i != null) {
+        row[i] = v;
+      }
+    });
+    return row;
+  }
+}

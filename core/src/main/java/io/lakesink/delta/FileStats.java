@@ -1,0 +1,48 @@
+package io.lakesink.delta;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.delta.kernel.data.Row;
+import io.delta.kernel.internal.actions.AddFile;
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.Map;
+
+/** Reads the JSON statistics Delta keeps per file ({@code numRecords}, {@code minValues}, …). */
+final class FileStats {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private FileStats() {}
+
+  static TableFile of(AddFile add, Row scanRow) {
+    long rows = -1;
+    Map<String, Object> min = Map.of();
+    Map<String, Object> max = Map.of();
+    if (add.getStatsJson().isPresent()) {
+      try {
+        JsonNode stats = JSON.readTree(add.getStatsJson().get());
+        rows = stats.path("numRecords").asLong(-1);
+        min = values(stats.path("minValues"));
+        max = values(stats.path("maxValues"));
+      } catch (IOException e) {
+        // Unreadable statistics only cost pruning: the file is treated as holding anything.
+      }
+    }
+    return new TableFile(add.getPath(), add.getSize(), rows, min, max, scanRow);
+  }
+
+  private static Map<String, Object> values(JsonNode node) {
+    Map<String, Object> m = new HashMap<>();
+    node.fields().forEachRemaining(e -> {
+      JsonNode v = e.getValue();
+      if (v.isIntegralNumber()) {
+        m.put(e.getKey(), v.longValue());
+      } else if (v.isNumber()) {
+        m.put(e.getKey(), v.doubleValue());
+      } else if (v.isTextual()) {
+        m.put(e.getKey(), v.textValue());
+      }
+    });
+    return m;
+  }
+}
