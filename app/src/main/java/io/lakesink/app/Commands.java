@@ -2,6 +2,7 @@ package io.lakesink.app;
 
 import io.lakesink.app.config.ConfigLoader;
 import io.lakesink.app.config.WorkerConfig;
+import io.lakesink.config.DeliveryMode;
 import io.lakesink.config.Subscription;
 import io.lakesink.config.TableNames;
 import io.lakesink.delivery.DeliveryState;
@@ -158,6 +159,11 @@ final class Commands {
   static int views(Path configFile) {
     WorkerConfig config = ConfigLoader.fromSystemEnvironment().load(configFile);
     for (Subscription s : config.subscriptions()) {
+      if (s.mode() == DeliveryMode.MERGE) {
+        System.out.println("-- " + s.topic() + " → " + s.targetTable() + ": merge mode, the table is the current state (no view)");
+        System.out.println();
+        continue;
+      }
       System.out.println("-- " + s.topic() + " → " + s.targetTable());
       System.out.println(Pipeline.viewSql(config, s));
       System.out.println();
@@ -180,7 +186,9 @@ final class Commands {
     if (!t.exists()) {
       return "Table " + s.targetTable() + " does not exist yet at " + t.location() + "\n";
     }
-    List<Map<String, Object>> rows = CurrentState.collapse(DeltaTableReader.readAll(t), s.primaryKey(), s.includeMetadataColumns());
+    List<Map<String, Object>> rows = s.mode() == DeliveryMode.MERGE
+        ? DeltaTableReader.readAll(t) // a merged table is the current state
+        : CurrentState.collapse(DeltaTableReader.readAll(t), s.primaryKey(), s.includeMetadataColumns());
     rows.sort(Comparator.comparing(r -> s.primaryKey().stream().map(k -> String.valueOf(r.get(k))).collect(Collectors.joining("\u0000"))));
     StringBuilder out = new StringBuilder();
     out.append("Current state of ").append(TableNames.sanitize(s.table())).append(" (")

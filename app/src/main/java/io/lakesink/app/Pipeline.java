@@ -2,8 +2,12 @@ package io.lakesink.app;
 
 import io.lakesink.app.config.WorkerConfig;
 import io.lakesink.changelog.ChangelogDelivery;
+import io.lakesink.delivery.BufferedDelivery;
+import io.lakesink.merge.MergeDelivery;
+import io.lakesink.merge.MergeSettings;
 import io.lakesink.catalog.TableCatalog;
 import io.lakesink.catalog.unity.UnityCatalog;
+import io.lakesink.config.DeliveryMode;
 import io.lakesink.config.Subscription;
 import io.lakesink.config.TableNames;
 import io.lakesink.delivery.DeliveryContext;
@@ -69,6 +73,21 @@ public final class Pipeline {
         config.catalog().namespace(), TableNames.sanitize(s.table()), s.primaryKey(), s.includeMetadataColumns());
   }
 
+  /**
+   * The delivery of a subscription's mode. Each reads offsets from the other mode's table too,
+   * so switching modes continues exactly where the other stopped.
+   */
+  private static BufferedDelivery delivery(
+      Subscription s, TableStorage storage, Engine engine, DeliveryContext context, MergeSettings merge) {
+    String name = TableNames.sanitize(s.table());
+    DeltaTable changelog = new DeltaTable(engine, storage.tableLocation(TableNames.changelog(name)));
+    DeltaTable merged = new DeltaTable(engine, storage.tableLocation(name));
+    return switch (s.mode()) {
+      case CHANGELOG -> new ChangelogDelivery(s, changelog, merged, context);
+      case MERGE -> new MergeDelivery(s, merged, changelog, context, merge);
+    };
+  }
+
   /** One decoder per subscription; one registry client (and schema cache) for all of them. */
   private static Supplier<RecordDecoder> decoder(
       Subscription s, WorkerConfig config, Map<SchemaRegistrySettings, SchemaRegistryClient> registries) {
@@ -93,14 +112,18 @@ public final class Pipeline {
     List<KafkaWorker.Route> routes = new ArrayList<>();
     Map<SchemaRegistrySettings, SchemaRegistryClient> registries = new HashMap<>();
     for (Subscription s : config.subscriptions()) {
-      ChangelogDelivery delivery = new ChangelogDelivery(s, table(storage, engine, s), context);
+      BufferedDelivery delivery = delivery(s, storage, engine, context, config.merge());
       delivery.syncCatalog(); // a table from an earlier run is registered, or checked, at start
       routes.add(new KafkaWorker.Route(delivery, decoder(s, config, registries)));
-      log.info(
-          "Subscription {} → {} ({}); current-state view{}:\n{}",
-          s.topic(), storage.tableLocation(s.targetTable()), s.mode().name().toLowerCase(),
-          s.primaryKey().isEmpty() ? " (no primary_key configured: every non-deleted version is kept)" : "",
-          viewSql(config, s));
+      if (s.mode() == DeliveryMode.MERGE) {
+        log.info("Subscription {} → {} (merge: the table holds the current state)", s.topic(), storage.tableLocation(s.targetTable()));
+      } else {
+        log.info(
+            "Subscription {} → {} (changelog); current-state view{}:\n{}",
+            s.topic(), storage.tableLocation(s.targetTable()),
+            s.primaryKey().isEmpty() ? " (no primary_key configured: every non-deleted version is kept)" : "",
+            viewSql(config, s));
+      }
     }
     Map<String, Object> props = new HashMap<>(config.kafka().properties());
     props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafka().bootstrapServers());

@@ -77,4 +77,49 @@ class CrashRecoveryTest {
       assertEquals((long) EVENTS_PER_PARTITION - 1, ((TreeSet<Long>) offsets).last());
     }
   }
+
+  @ParameterizedTest
+  @EnumSource(FlushStep.class)
+  void mergeModeRecoversFromACrashAtEachStepWithTheExactState(FlushStep crashAt) throws Exception {
+    String topic = SharedKafka.newTopic("crash-merge", 2);
+    Map<Long, String> expected = new java.util.TreeMap<>();
+    try (KafkaProducer<byte[], byte[]> producer = SharedKafka.producer()) {
+      for (int i = 0; i < 80; i++) {
+        long id = i % 20;
+        String op = i < 20 ? "c" : (i % 7 == 0 ? "d" : "u");
+        if (op.equals("d") && !expected.containsKey(id)) {
+          op = "c";
+        } else if (!op.equals("d") && !expected.containsKey(id)) {
+          op = "c";
+        }
+        SharedKafka.send(producer, topic, (int) (id % 2), "{\"id\":" + id + "}", ChangelogEndToEndTest.envelope(op, id, "v" + i, 1000 + i));
+        if (op.equals("d")) {
+          expected.remove(id);
+        } else {
+          expected.put(id, "v" + i);
+        }
+      }
+      producer.flush();
+    }
+    WorkerHarness w = new WorkerHarness(data).subscribe("- {topic: " + topic + ", table: m, mode: merge, primary_key: [id]}");
+    w.delivery = "  flush_interval: 1s\n  flush_rows: 15\n";
+    w.kafkaExtra = "  properties:\n    max.poll.records: \"7\"\n";
+    AtomicInteger calls = new AtomicInteger();
+    FlushHook crashOnThird = (table, step) -> {
+      if (step == crashAt && calls.incrementAndGet() == 3) {
+        throw new SimulatedCrash(step.name());
+      }
+    };
+    assertThrows(SimulatedCrash.class, () -> w.runToEnd(crashOnThird));
+
+    assertEquals(Main.OK, w.runToEnd());
+
+    Map<Long, String> actual = new java.util.TreeMap<>();
+    for (Map<String, Object> r : w.rows("m")) {
+      assertEquals(null, actual.put(Long.parseLong((String) r.get("id")), (String) r.get("name")), "one row per key");
+    }
+    assertEquals(expected, actual);
+    assertEquals(Map.of(new io.lakesink.delivery.SourcePartition(topic, 0), 40L, new io.lakesink.delivery.SourcePartition(topic, 1), 40L),
+        w.storedOffsets("m", topic, 2));
+  }
 }

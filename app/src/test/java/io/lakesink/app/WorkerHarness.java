@@ -86,6 +86,7 @@ final class WorkerHarness {
     TableStorage storage = Pipeline.storage(config().storage());
     var delivery = new io.lakesink.changelog.ChangelogDelivery(subscription(table), table(table),
         io.lakesink.delivery.DeliveryContext.of(config().delivery(), new io.lakesink.quarantine.QuarantineStore(storage)));
+    // (any mode's delivery reads offsets the same way; the changelog one needs the fewest settings)
     List<SourcePartition> ps = new java.util.ArrayList<>();
     for (int p = 0; p < partitions; p++) ps.add(new SourcePartition(topic, p));
     return delivery.storedOffsets(ps);

@@ -14,6 +14,7 @@ import io.lakesink.error.ConfigurationException;
 import io.lakesink.error.Errors;
 import io.lakesink.kafka.avro.SchemaRegistrySettings;
 import io.lakesink.mapping.ColumnRule;
+import io.lakesink.merge.MergeSettings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,7 +42,7 @@ public final class ConfigLoader {
   private static final Set<String> REGISTRY = Set.of("url", "username", "password", "trust_store", "trust_store_password");
   private static final Set<String> LOCAL_STORAGE = Set.of("type", "path", "prefix");
   private static final Set<String> KAFKA = Set.of("bootstrap_servers", "group_id", "properties");
-  private static final Set<String> DELIVERY = Set.of("flush_interval", "flush_rows", "flush_bytes");
+  private static final Set<String> DELIVERY = Set.of("flush_interval", "flush_rows", "flush_bytes", "merge_scan_limit_mb");
   private static final Set<String> SUBSCRIPTION =
       Set.of("topic", "table", "mode", "primary_key", "format", "include_metadata_columns", "columns");
   private static final Set<String> COLUMN = Set.of("source", "name", "cast", "primary_key");
@@ -86,7 +87,7 @@ public final class ConfigLoader {
         throw Errors.missing("schema_registry.url", "subscriptions[" + i + "] reads Avro, which needs the schema registry's URL");
       }
     }
-    return new WorkerConfig(kafka(root), storage(root), delivery(root), subscriptions, registry, catalog(root), status(root));
+    return new WorkerConfig(kafka(root), storage(root), delivery(root), subscriptions, registry, catalog(root), status(root), merge(root));
   }
 
   private JsonNode substitute(JsonNode node, String key) {
@@ -147,6 +148,23 @@ public final class ConfigLoader {
       }
       default -> throw Errors.invalid("storage.type", "is '" + type + "'", "use local or azure");
     }
+  }
+
+  /** {@code delivery.merge_scan_limit_mb}, else {@code DELTA_MERGE_SCAN_LIMIT_MB}, else 512. */
+  private MergeSettings merge(JsonNode root) {
+    JsonNode d = root.path("delivery").get("merge_scan_limit_mb");
+    if (d != null && !d.isNull()) {
+      return MergeSettings.DEFAULT.withScanLimitMb(positive(size(d, "delivery.merge_scan_limit_mb"), "delivery.merge_scan_limit_mb"));
+    }
+    String env = environment.apply("DELTA_MERGE_SCAN_LIMIT_MB");
+    if (env != null && !env.isBlank()) {
+      try {
+        return MergeSettings.DEFAULT.withScanLimitMb(positive(Long.parseLong(env.trim()), "DELTA_MERGE_SCAN_LIMIT_MB"));
+      } catch (NumberFormatException e) {
+        throw Errors.invalid("DELTA_MERGE_SCAN_LIMIT_MB", "is '" + env + "'", "set it to a number of MiB, e.g. 512");
+      }
+    }
+    return MergeSettings.DEFAULT;
   }
 
   private WorkerConfig.StatusSettings status(JsonNode root) {
@@ -237,9 +255,6 @@ public final class ConfigLoader {
       String topic = requiredText(s, at + ".topic", "the Kafka topic with the source table's change events");
       String table = requiredText(s, at + ".table", "the target table name");
       DeliveryMode mode = enumValue(DeliveryMode.class, optionalText(s, "mode", "changelog"), at + ".mode", "changelog or merge");
-      if (mode == DeliveryMode.MERGE) {
-        throw Errors.invalid(at + ".mode", "is merge, which this version does not deliver yet", "use mode: changelog");
-      }
       SourceFormat format = enumValue(SourceFormat.class, optionalText(s, "format", "auto"), at + ".format", "json, avro or auto");
       List<String> key = new ArrayList<>();
       JsonNode pk = s.get("primary_key");

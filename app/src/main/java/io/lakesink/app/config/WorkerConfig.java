@@ -3,6 +3,7 @@ package io.lakesink.app.config;
 import io.lakesink.config.Subscription;
 import io.lakesink.delivery.FlushPolicy;
 import io.lakesink.kafka.avro.SchemaRegistrySettings;
+import io.lakesink.merge.MergeSettings;
 import java.util.List;
 import java.util.Map;
 
@@ -14,7 +15,8 @@ public record WorkerConfig(
     List<Subscription> subscriptions,
     SchemaRegistrySettings schemaRegistry,
     CatalogSettings catalog,
-    StatusSettings status) {
+    StatusSettings status,
+    MergeSettings merge) {
 
   /** The HTTP endpoint with /health, /status and /metrics. */
   public record StatusSettings(boolean enabled, String host, int port) {

@@ -29,7 +29,11 @@ public final class DebeziumJsonDecoder implements RecordDecoder {
   /** Fields ExtractNewRecordState adds to flattened records; they are metadata, not columns. */
   static final Set<String> FLATTENED_METADATA = Set.of("__op", "__ts_ms", "__source_ts_ms", "__deleted");
 
-  private final ObjectMapper mapper = new ObjectMapper();
+  // Decimals stay exact: without a schema, 12.50 must read "12.50", not a double's "12.5".
+  private final ObjectMapper mapper =
+      new ObjectMapper()
+          .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+          .configure(com.fasterxml.jackson.databind.cfg.JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES, false);
   private final Map<List<String>, RowSchema> untypedSchemas = new HashMap<>();
   private final Map<JsonNode, ConnectJsonSchema> typedSchemas = new HashMap<>();
 

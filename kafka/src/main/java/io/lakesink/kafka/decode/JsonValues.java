@@ -11,6 +11,9 @@ final class JsonValues {
     if (v == null || v.isNull()) {
       return null;
     }
+    if (v.isBigDecimal()) {
+      return v.decimalValue().toPlainString(); // 1e3 reads 1000, 12.50 keeps its zero
+    }
     return v.isValueNode() ? v.asText() : v.toString();
   }
 }

@@ -41,6 +41,12 @@ class DebeziumJsonDecoderTest {
   }
 
   @Test
+  void schemalessNumbersKeepTheirDigits() throws Exception {
+    ChangeEvent e = decode(null, "{\"after\":{\"a\":12.50,\"b\":1e3,\"c\":123456789012345678901234567890.123},\"op\":\"c\"}");
+    assertArrayEquals(new Object[] {"12.50", "1000", "123456789012345678901234567890.123"}, e.values());
+  }
+
+  @Test
   void envelopeTimestampIsTheFallbackWhenSourceHasNone() throws Exception {
     ChangeEvent e = decode(null, "{\"after\":{\"id\":1},\"op\":\"u\",\"ts_ms\":99}");
     assertEquals(99L, e.tsMs());

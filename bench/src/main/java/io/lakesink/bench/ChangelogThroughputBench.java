@@ -1,0 +1,484 @@
+package io.lakesink.bench;
+
+import io.lakesink.app.LocalKafkaBroker;
+import io.lakesink.app.Pipeline;
+import io.lakesink.app.config.ConfigLoader;
+import io.lakesink.app.config.WorkerConfig;
+import io.lakesink.config.Subscription;
+import io.lakesink.delivery.FlushHook;
+import io.lakesink.delivery.FlushStep;
+import io.lakesink.delta.DeltaTable;
+import io.lakesink.delta.DeltaTableReader;
+import io.lakesink.delta.KernelEngine;
+import io.lakesink.error.SourcePosition;
+import io.lakesink.kafka.KafkaWorker;
+import io.lakesink.kafka.WorkerResult;
+import io.lakesink.kafka.decode.DebeziumJsonDecoder;
+import io.lakesink.storage.TableStorage;
+import java.io.IOException;
+import java.io.Reader;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/**
+ * End-to-end changelog throughput: Kafka → committed Delta on local disk, with the real worker
+ * ({@code lakesink run --stop-at-end}). Driven by {@code bench/run}, one JVM per step so each
+ * worker's peak RSS is its own:
+ *
+ * <ul>
+ *   <li>{@code broker}: a local Kafka broker (own JVM); produces N events to {@code bench.p1}
+ *       (1 partition) and {@code bench.p4} (4 partitions) — not timed — then waits.
+ *   <li>{@code run}: the worker over one topic into a fresh directory, timed from building the
+ *       worker to its exit (consumer group join, fetch, decode, Parquet, Delta commits); flush
+ *       phases timed through the worker's {@link FlushHook}; peak RSS from {@code VmHWM}.
+ *   <li>{@code verify}: another JVM reads the table back with Kernel and checks that every
+ *       (partition, offset) of the topic is there exactly once.
+ *   <li>{@code profile}: where the time goes outside flushes — raw Kafka fetch, then fetch +
+ *       decode with lakesink's decoder.
+ *   <li>{@code report}: the table of figures.
+ * </ul>
+ */
+public final class ChangelogThroughputBench {
+  static final String TABLE = "bench_orders";
+
+  private ChangelogThroughputBench() {}
+
+  public static void main(String[] args) throws Exception {
+    if (args.length == 0) {
+      usage();
+      return;
+    }
+    Map<String, String> o = options(Arrays.copyOfRange(args, 1, args.length));
+    switch (args[0]) {
+      case "broker" -> broker(o);
+      case "run" -> run(o);
+      case "verify" -> verify(o);
+      case "profile" -> profile(o);
+      case "report" -> report(o);
+      default -> usage();
+    }
+  }
+
+  private static void usage() {
+    System.err.println(
+        """
+        Usage (normally through bench/run):
+          broker  --ready-file F --events N --partitions 1,4
+          run     --bootstrap B --partitions P --events N --data DIR --result FILE [--flush-rows R] [--flush-bytes B]
+          verify  --data DIR --partitions P --events N --result FILE
+          profile --bootstrap B --partitions P --events N --result FILE
+          report  --results DIR
+        """);
+    System.exit(1);
+  }
+
+  static String topic(int partitions) {
+    return "bench.p" + partitions;
+  }
+
+  // ------------------------------------------------------------------ broker
+
+  private static void broker(Map<String, String> o) throws Exception {
+    long events = Long.parseLong(o.get("events"));
+    LocalKafkaBroker broker = LocalKafkaBroker.start();
+    Runtime.getRuntime().addShutdownHook(new Thread(broker::close, "bench-broker-stop"));
+    String bootstrap = broker.bootstrapServers();
+    for (String p : o.get("partitions").split(",")) {
+      int partitions = Integer.parseInt(p.trim());
+      broker.createTopic(topic(partitions), partitions);
+      long start = System.nanoTime();
+      long bytes = BenchEvents.produce(bootstrap, topic(partitions), partitions, events);
+      System.out.printf(Locale.ROOT, "Produced %,d events (%,d MB) to %s in %.1f s%n",
+          events, bytes >> 20, topic(partitions), (System.nanoTime() - start) / 1e9);
+    }
+    Path ready = Path.of(o.get("ready-file"));
+    Path tmp = ready.resolveSibling(ready.getFileName() + ".tmp");
+    Files.writeString(tmp, bootstrap);
+    Files.move(tmp, ready, StandardCopyOption.ATOMIC_MOVE);
+    System.out.println("Broker ready at " + bootstrap);
+    Thread.currentThread().join(); // until killed; the shutdown hook stops the broker and deletes its data
+  }
+
+  // ------------------------------------------------------------------ run
+
+  /** Times the flush phases from inside the worker, through its test hook. */
+  static final class PhaseTimer implements FlushHook {
+    long writeNanos;
+    long commitNanos;
+    long commits;
+    long firstFlushStart = -1;
+    private long mark;
+
+    @Override
+    public void at(String table, FlushStep step) {
+      long now = System.nanoTime();
+      switch (step) {
+        case BEFORE_WRITE -> {
+          mark = now;
+          if (firstFlushStart < 0) {
+            firstFlushStart = now;
+          }
+        }
+        case BEFORE_COMMIT -> {
+          writeNanos += now - mark;
+          mark = now;
+        }
+        case AFTER_COMMIT -> {
+          commitNanos += now - mark;
+          commits++;
+        }
+      }
+    }
+  }
+
+  static String config(String bootstrap, String topic, Path data, long flushRows, String flushBytes) {
+    return """
+        kafka:
+          bootstrap_servers: %s
+          group_id: lakesink-bench-%s
+        storage:
+          type: local
+          path: %s
+        delivery:
+          flush_rows: %d
+          flush_bytes: %s
+          flush_interval: 10m
+        subscriptions:
+          - topic: %s
+            table: %s
+            primary_key: [id]
+        """.formatted(bootstrap, UUID.randomUUID(), data, flushRows, flushBytes, topic, TABLE);
+  }
+
+  private static void run(Map<String, String> o) throws IOException {
+    int partitions = Integer.parseInt(o.get("partitions"));
+    long events = Long.parseLong(o.get("events"));
+    long flushRows = Long.parseLong(o.getOrDefault("flush-rows", "200000"));
+    String flushBytes = o.getOrDefault("flush-bytes", "1GB");
+    Path data = Path.of(o.get("data"));
+    WorkerConfig config =
+        ConfigLoader.fromSystemEnvironment().parse(config(o.get("bootstrap"), topic(partitions), data, flushRows, flushBytes), "bench");
+    long rssBefore = vmKb("VmRSS");
+    long cpuBefore = processCpuNanos();
+    long gcBefore = gcMillis();
+    long mainCpuBefore = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
+
+    PhaseTimer phases = new PhaseTimer();
+    long start = System.nanoTime();
+    WorkerResult result;
+    try (TableStorage storage = Pipeline.storage(config.storage());
+        KafkaWorker worker = Pipeline.worker(config, storage, phases, Clock.systemUTC())) {
+      result = worker.run(true);
+    }
+    long elapsed = System.nanoTime() - start;
+    long mainCpu = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - mainCpuBefore;
+
+    Properties r = new Properties();
+    r.setProperty("partitions", String.valueOf(partitions));
+    r.setProperty("events", String.valueOf(events));
+    r.setProperty("flush_rows", String.valueOf(flushRows));
+    r.setProperty("flush_bytes", flushBytes);
+    r.setProperty("healthy", String.valueOf(result.allDelivering()));
+    r.setProperty("seconds", String.valueOf(elapsed / 1e9));
+    r.setProperty("events_per_second", String.valueOf(events / (elapsed / 1e9)));
+    r.setProperty("vmhwm_mb", String.valueOf(vmKb("VmHWM") / 1024));
+    r.setProperty("rss_at_start_mb", String.valueOf(rssBefore / 1024));
+    r.setProperty("max_heap_mb", String.valueOf(Runtime.getRuntime().maxMemory() >> 20));
+    r.setProperty("jvm_args", String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()));
+    r.setProperty("cpu_seconds", String.valueOf((processCpuNanos() - cpuBefore) / 1e9));
+    r.setProperty("main_thread_cpu_seconds", String.valueOf(mainCpu / 1e9));
+    r.setProperty("gc_seconds", String.valueOf((gcMillis() - gcBefore) / 1e3));
+    r.setProperty("commits", String.valueOf(phases.commits));
+    r.setProperty("write_seconds", String.valueOf(phases.writeNanos / 1e9));
+    r.setProperty("commit_seconds", String.valueOf(phases.commitNanos / 1e9));
+    r.setProperty("until_first_flush_seconds", String.valueOf(phases.firstFlushStart < 0 ? 0 : (phases.firstFlushStart - start) / 1e9));
+    r.setProperty("table_mb", String.valueOf(directoryBytes(data) >> 20));
+    store(r, Path.of(o.get("result")));
+    System.out.printf(Locale.ROOT, "%d partition(s): %,d events in %.2f s = %,.0f events/s, peak RSS %,d MB, %d commits%n",
+        partitions, events, elapsed / 1e9, events / (elapsed / 1e9), vmKb("VmHWM") / 1024, phases.commits);
+    if (!result.allDelivering()) {
+      System.err.println("Worker ended with failed tables: " + result.states());
+      System.exit(2);
+    }
+  }
+
+  // ------------------------------------------------------------------ verify
+
+  private static void verify(Map<String, String> o) throws IOException {
+    int partitions = Integer.parseInt(o.get("partitions"));
+    long events = Long.parseLong(o.get("events"));
+    Path data = Path.of(o.get("data"));
+    Path resultFile = Path.of(o.get("result"));
+    Properties r = load(resultFile);
+
+    WorkerConfig config = ConfigLoader.fromSystemEnvironment().parse(config("unused:9092", topic(partitions), data, 1, "1GB"), "bench");
+    Subscription s = config.subscriptions().get(0);
+    long start = System.nanoTime();
+    List<Map<String, Object>> rows;
+    try (TableStorage storage = Pipeline.storage(config.storage())) {
+      DeltaTable table = Pipeline.table(storage, KernelEngine.create(storage), s);
+      rows = DeltaTableReader.readAll(table);
+    }
+    Map<Integer, BitSet> seen = new HashMap<>();
+    long duplicates = 0;
+    for (Map<String, Object> row : rows) {
+      int p = (Integer) row.get("__partition");
+      int offset = Math.toIntExact((Long) row.get("__offset"));
+      BitSet bits = seen.computeIfAbsent(p, x -> new BitSet());
+      if (bits.get(offset)) {
+        duplicates++;
+      }
+      bits.set(offset);
+    }
+    // Every offset 0..n-1 of each partition present: exactly the topic, nothing missing.
+    long distinct = 0;
+    long gaps = 0;
+    for (BitSet bits : seen.values()) {
+      distinct += bits.cardinality();
+      gaps += bits.length() - bits.cardinality();
+    }
+    boolean ok = rows.size() == events && duplicates == 0 && distinct == events && gaps == 0 && seen.size() == partitions;
+    r.setProperty("rows", String.valueOf(rows.size()));
+    r.setProperty("duplicates", String.valueOf(duplicates));
+    r.setProperty("gaps", String.valueOf(gaps));
+    r.setProperty("verified", String.valueOf(ok));
+    store(r, resultFile);
+    System.out.printf(Locale.ROOT, "Verified %s: %,d rows, %,d distinct positions, %d duplicates, %d gaps, %d partitions (read in %.1f s)%n",
+        ok ? "OK" : "FAILED", rows.size(), distinct, duplicates, gaps, seen.size(), (System.nanoTime() - start) / 1e9);
+    if (!ok) {
+      System.exit(3);
+    }
+  }
+
+  // ------------------------------------------------------------------ profile
+
+  /** Raw fetch, then fetch + decode, over the whole topic; no Delta involved. */
+  private static void profile(Map<String, String> o) throws IOException {
+    int partitions = Integer.parseInt(o.get("partitions"));
+    long events = Long.parseLong(o.get("events"));
+    String topic = topic(partitions);
+    Properties r = new Properties();
+    long[] fetch = consume(o.get("bootstrap"), topic, partitions, false);
+    long[] decode = consume(o.get("bootstrap"), topic, partitions, true);
+    r.setProperty("fetch_seconds", String.valueOf(fetch[0] / 1e9));
+    r.setProperty("fetch_and_decode_seconds", String.valueOf(decode[0] / 1e9));
+    r.setProperty("decode_only_seconds", String.valueOf(decode[2] / 1e9));
+    r.setProperty("records", String.valueOf(fetch[1]));
+    store(r, Path.of(o.get("result")));
+    System.out.printf(Locale.ROOT, "%s: fetch %,.0f rec/s; fetch+decode %,.0f rec/s; decode alone %.2f s (%,.0f rec/s)%n",
+        topic, events / (fetch[0] / 1e9), events / (decode[0] / 1e9), decode[2] / 1e9, events / (decode[2] / 1e9));
+  }
+
+  /** @return {elapsed nanos, records, nanos spent in decode} */
+  private static long[] consume(String bootstrap, String topic, int partitions, boolean decode) {
+    Properties p = new Properties();
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    // The worker's own consumer settings (KafkaWorker).
+    p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
+    p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 8 << 20);
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    DebeziumJsonDecoder decoder = new DebeziumJsonDecoder();
+    long records = 0;
+    long decodeNanos = 0;
+    long sink = 0;
+    long start = System.nanoTime();
+    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
+      List<TopicPartition> tps = new ArrayList<>();
+      for (int i = 0; i < partitions; i++) {
+        tps.add(new TopicPartition(topic, i));
+      }
+      consumer.assign(tps);
+      consumer.seekToBeginning(tps);
+      Map<TopicPartition, Long> end = consumer.endOffsets(tps);
+      long total = end.values().stream().mapToLong(Long::longValue).sum();
+      while (records < total) {
+        for (ConsumerRecord<byte[], byte[]> rec : consumer.poll(Duration.ofMillis(200))) {
+          records++;
+          if (decode) {
+            long t = System.nanoTime();
+            try {
+              var e = decoder.decode(new SourcePosition(rec.topic(), rec.partition(), rec.offset()), rec.key(), rec.value());
+              sink += e == null ? 0 : e.values().length;
+            } catch (Exception ex) {
+              throw new IllegalStateException(ex);
+            }
+            decodeNanos += System.nanoTime() - t;
+          } else {
+            sink += rec.value() == null ? 0 : rec.value().length;
+          }
+        }
+      }
+    }
+    if (sink == 42) {
+      System.out.print(""); // keep the work observable
+    }
+    return new long[] {System.nanoTime() - start, records, decodeNanos};
+  }
+
+  // ------------------------------------------------------------------ report
+
+  private static void report(Map<String, String> o) throws IOException {
+    Path dir = Path.of(o.get("results"));
+    List<Properties> runs = new ArrayList<>();
+    try (Stream<Path> files = Files.list(dir)) {
+      for (Path f : files.filter(f -> f.getFileName().toString().matches("run-.*\\.properties")).sorted().toList()) {
+        runs.add(load(f));
+      }
+    }
+    System.out.println();
+    System.out.println("Changelog throughput, Kafka → committed Delta on local disk (lakesink run --stop-at-end)");
+    System.out.println();
+    String header = String.format(Locale.ROOT, "%-10s %10s %9s %11s %13s %9s %8s %8s %9s %9s %8s %10s %8s %9s %9s %8s",
+        "partitions", "events", "wall s", "events/s", "peak RSS MB", "max heap", "commits", "write s", "commit s", "other s", "CPU s", "main CPU s", "GC s", "table MB", "verified", "");
+    System.out.println(header.stripTrailing());
+    runs.sort(java.util.Comparator.comparingInt(r -> Integer.parseInt(r.getProperty("partitions"))));
+    Map<String, List<Properties>> byPartitions = new java.util.LinkedHashMap<>();
+    runs.forEach(r -> byPartitions.computeIfAbsent(r.getProperty("partitions"), x -> new ArrayList<>()).add(r));
+    byPartitions.forEach((partitions, group) -> {
+      for (Properties r : group) {
+        double seconds = d(r, "seconds");
+        double write = d(r, "write_seconds");
+        double commit = d(r, "commit_seconds");
+        System.out.println(String.format(Locale.ROOT, "%-10s %,10d %9.2f %,11.0f %,13d %9s %8s %8.2f %9.2f %9.2f %8.2f %10.2f %8.2f %,9d %9s",
+            partitions, Long.parseLong(r.getProperty("events")), seconds, d(r, "events_per_second"),
+            Long.parseLong(r.getProperty("vmhwm_mb")), r.getProperty("max_heap_mb") + "M", r.getProperty("commits"),
+            write, commit, seconds - write - commit, d(r, "cpu_seconds"), d(r, "main_thread_cpu_seconds"), d(r, "gc_seconds"),
+            Long.parseLong(r.getProperty("table_mb", "0")),
+            r.getProperty("verified", "not run") + (r.getProperty("rows") == null ? "" : " (" + r.getProperty("rows") + ")")));
+      }
+      if (group.size() > 1) {
+        System.out.println(String.format(Locale.ROOT, "%-10s %10s %9.2f %,11.0f %,13.0f %9s %8s %8.2f %9.2f %9s %8.2f %10.2f %8.2f",
+            partitions + " median", "", median(group, "seconds"), median(group, "events_per_second"), median(group, "vmhwm_mb"), "", "",
+            median(group, "write_seconds"), median(group, "commit_seconds"), "", median(group, "cpu_seconds"),
+            median(group, "main_thread_cpu_seconds"), median(group, "gc_seconds")));
+      }
+    });
+    if (!runs.isEmpty()) {
+      Properties first = runs.get(0);
+      System.out.println();
+      System.out.println("Worker JVM: " + first.getProperty("jvm_args") + "; flush_rows " + first.getProperty("flush_rows")
+          + ", flush_bytes " + first.getProperty("flush_bytes") + ", flush_interval 10m");
+      System.out.println("write s = flush step BEFORE_WRITE→BEFORE_COMMIT (changelog rows + Parquet files); commit s = Delta commit + post-commit hooks;");
+      System.out.println("other s = the rest of the wall time: JVM-side startup, consumer group join, fetch, decode, buffering.");
+      System.out.println("CPU s = whole worker process; main CPU s = the worker thread alone (polls, decodes, writes, commits):");
+      System.out.println("events / main CPU s is the ceiling on an idle machine, whatever else shares the CPU during the run.");
+    }
+    try (Stream<Path> files = Files.list(dir)) {
+      List<Path> profiles = files.filter(f -> f.getFileName().toString().matches("profile-.*\\.properties")).sorted().toList();
+      if (!profiles.isEmpty()) {
+        System.out.println();
+        System.out.println("Profile outside the worker (same topic, same consumer settings, no Delta):");
+        for (Path f : profiles) {
+          Properties r = load(f);
+          double n = d(r, "records");
+          System.out.println(String.format(Locale.ROOT,
+              "  %-22s fetch only %6.2f s (%,9.0f rec/s) | fetch + decode %6.2f s (%,9.0f rec/s), of which decode %6.2f s (%,9.0f rec/s)",
+              f.getFileName().toString().replace("profile-", "").replace(".properties", ""),
+              d(r, "fetch_seconds"), n / d(r, "fetch_seconds"), d(r, "fetch_and_decode_seconds"), n / d(r, "fetch_and_decode_seconds"),
+              d(r, "decode_only_seconds"), n / d(r, "decode_only_seconds")));
+        }
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ helpers
+
+  private static double median(List<Properties> runs, String key) {
+    double[] v = runs.stream().mapToDouble(r -> d(r, key)).sorted().toArray();
+    return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+  }
+
+  private static double d(Properties r, String key) {
+    return Double.parseDouble(r.getProperty(key, "0"));
+  }
+
+  /** A line of /proc/self/status in kB (VmHWM: peak resident set; VmRSS: current). */
+  static long vmKb(String field) {
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+        if (line.startsWith(field + ":")) {
+          return Long.parseLong(line.substring(field.length() + 1).replace("kB", "").trim());
+        }
+      }
+    } catch (IOException | NumberFormatException e) {
+      return -1;
+    }
+    return -1;
+  }
+
+  private static long processCpuNanos() {
+    var os = ManagementFactory.getOperatingSystemMXBean();
+    return os instanceof com.sun.management.OperatingSystemMXBean sun ? sun.getProcessCpuTime() : -1;
+  }
+
+  private static long gcMillis() {
+    long sum = 0;
+    for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+      sum += Math.max(0, gc.getCollectionTime());
+    }
+    return sum;
+  }
+
+  private static long directoryBytes(Path dir) throws IOException {
+    try (Stream<Path> all = Files.walk(dir)) {
+      return all.filter(Files::isRegularFile).mapToLong(f -> {
+        try {
+          return Files.size(f);
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      }).sum();
+    }
+  }
+
+  private static Map<String, String> options(String[] args) {
+    Map<String, String> m = new HashMap<>();
+    for (int i = 0; i < args.length; i++) {
+      if (!args[i].startsWith("--") || i + 1 >= args.length) {
+        throw new IllegalArgumentException("expected --name value pairs, got " + Arrays.toString(args));
+      }
+      m.put(args[i].substring(2), args[++i]);
+    }
+    return m;
+  }
+
+  private static Properties load(Path f) throws IOException {
+    Properties p = new Properties();
+    if (Files.exists(f)) {
+      try (Reader in = Files.newBufferedReader(f)) {
+        p.load(in);
+      }
+    }
+    return p;
+  }
+
+  private static void store(Properties p, Path f) throws IOException {
+    try (Writer out = Files.newBufferedWriter(f)) {
+      p.store(out, null);
+    }
+  }
+}
