@@ -14,6 +14,11 @@ import io.lakesink.error.ConfigurationException;
 import io.lakesink.kafka.KafkaWorker;
 import io.lakesink.kafka.WorkerResult;
 import io.lakesink.app.status.StatusServer;
+import io.lakesink.catalog.TableCatalog;
+import io.lakesink.catalog.unity.CheckResult;
+import io.lakesink.catalog.unity.UnityCatalog;
+import io.lakesink.error.LakesinkException;
+import io.lakesink.storage.azure.AzureStorage;
 import io.lakesink.app.status.WorkerMetrics;
 import io.lakesink.delivery.DeliveryContext;
 import io.lakesink.kafka.WorkerStatus;
@@ -154,6 +159,57 @@ final class Commands {
         .orElseThrow(() -> new ConfigurationException(
             "No subscription writes table " + table + "; configured tables: "
                 + config.subscriptions().stream().map(Subscription::table).toList()));
+  }
+
+  /**
+   * {@code lakesink check}: the connection test. Each step says what it checked and, when it
+   * fails, what to fix; nothing is delivered.
+   */
+  static int check(Path configFile) {
+    WorkerConfig config = ConfigLoader.fromSystemEnvironment().load(configFile);
+    boolean ok = true;
+    try (TableStorage storage = Pipeline.storage(config.storage())) {
+      ok &= step("storage: write and delete lakesink-test.txt in " + storage.describe(), () -> {
+        if (storage instanceof AzureStorage azure) {
+          azure.checkAccess();
+        } else {
+          LocalStorageCheck.run(storage);
+        }
+      });
+    }
+    ok &= step("kafka: reach " + config.kafka().bootstrapServers() + " and find the subscribed topics", () -> KafkaCheck.run(config));
+    TableCatalog catalog = Pipeline.catalog(config.catalog());
+    if (catalog instanceof UnityCatalog unity) {
+      try {
+        for (CheckResult r : unity.checkConnection()) {
+          System.out.println((r.status() == CheckResult.Status.FAILED ? "FAIL  " : r.status() == CheckResult.Status.PASSED ? "ok    " : "??    ")
+              + "catalog: " + r.check() + (r.detail() == null || r.detail().isBlank() ? "" : " — " + r.detail()));
+          ok &= r.status() != CheckResult.Status.FAILED;
+        }
+      } catch (LakesinkException e) {
+        System.out.println("FAIL  catalog: " + e.getMessage());
+        ok = false;
+      }
+    } else {
+      System.out.println("ok    catalog: none (tables are only written)");
+    }
+    return ok ? Main.OK : Main.USAGE;
+  }
+
+  private interface Check {
+    void run() throws Exception;
+  }
+
+  private static boolean step(String what, Check check) {
+    try {
+      check.run();
+      System.out.println("ok    " + what);
+      return true;
+    } catch (Exception e) {
+      Throwable cause = e.getCause() != null && e.getCause() != e ? e.getCause() : null;
+      System.out.println("FAIL  " + what + " — " + e.getMessage() + (cause == null ? "" : " (" + cause.getMessage() + ")"));
+      return false;
+    }
   }
 
   static int views(Path configFile) {

@@ -31,6 +31,7 @@ public final class Main {
         case "run" -> Commands.run(a.config(), a.flag("--stop-at-end"));
         case "views" -> Commands.views(a.config());
         case "status" -> Commands.status(a.config());
+        case "check" -> Commands.check(a.config());
         case "show" -> Commands.show(a.config(), a.required("--table"));
         case "demo" -> Demo.run(a.value("--data", "demo-data"));
         case "quarantine" -> Commands.quarantine(a.config(), a.positional(0, "list or release"), a.value("--table", null));
@@ -50,6 +51,7 @@ public final class Main {
       Usage: lakesink <command> [options]
 
         run   --config FILE [--stop-at-end]   deliver the subscriptions (--stop-at-end: catch up, then exit)
+        check --config FILE                   connection test: storage, Kafka, catalog
         views --config FILE                   print each subscription's current-state view SQL
         status --config FILE                  print a running worker's status (from its status.port)
         show  --config FILE --table NAME      print a table's current state from storage

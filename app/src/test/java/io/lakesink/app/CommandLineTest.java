@@ -60,6 +60,27 @@ class CommandLineTest {
   }
 
   @Test
+  void checkTestsStorageKafkaAndCatalogWithoutDelivering() throws Exception {
+    String topic = SharedKafka.newTopic("check", 1);
+    Path config = dir.resolve("check.yaml");
+    String yaml = """
+        kafka: {bootstrap_servers: "%s"}
+        storage: {type: local, path: "%s"}
+        subscriptions:
+          - {topic: %s, table: t}
+        """;
+    Files.writeString(config, yaml.formatted(SharedKafka.bootstrap(), dir.resolve("tables"), topic));
+    Output ok = run("check", "--config", config.toString());
+    assertEquals(Main.OK, ok.exit(), ok.out() + ok.err());
+    assertTrue(ok.out().contains("ok    storage") && ok.out().contains("ok    kafka") && ok.out().contains("ok    catalog: none"), ok.out());
+
+    Files.writeString(config, yaml.formatted(SharedKafka.bootstrap(), dir.resolve("tables"), "no-such-topic"));
+    Output missing = run("check", "--config", config.toString());
+    assertEquals(Main.USAGE, missing.exit());
+    assertTrue(missing.out().contains("FAIL  kafka") && missing.out().contains("no-such-topic"), missing.out());
+  }
+
+  @Test
   void mistakesExitWithUsageAndAMessage() throws Exception {
     assertEquals(Main.USAGE, run().exit());
     Output unknown = run("frobnicate");
