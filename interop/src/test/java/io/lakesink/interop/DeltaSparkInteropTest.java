@@ -87,6 +87,8 @@ class DeltaSparkInteropTest {
   private Subscription orders;
   private Subscription customersSub;
   private Subscription productsSub;
+  private Subscription mergedOrders;
+  static final String MERGE_TOPIC = "demo.public.orders.merge";
   private FlattenedCustomers customers;
   private final EvolvingProducts products = new EvolvingProducts();
   private long productsVersionAfterPhase1;
@@ -102,7 +104,9 @@ class DeltaSparkInteropTest {
     broker.createTopic(DemoChangeStream.TOPIC, DemoChangeStream.PARTITIONS);
     broker.createTopic(FlattenedCustomers.TOPIC, FlattenedCustomers.PARTITIONS);
     broker.createTopic(EvolvingProducts.TOPIC, 1);
+    broker.createTopic(MERGE_TOPIC, DemoChangeStream.PARTITIONS);
     DemoChangeStream.produce(bootstrap);
+    DemoChangeStream.produce(bootstrap, MERGE_TOPIC);
     customers = FlattenedCustomers.produce(bootstrap);
     products.producePhase1(bootstrap);
 
@@ -110,6 +114,7 @@ class DeltaSparkInteropTest {
     orders = subscription("orders");
     customersSub = subscription("customers");
     productsSub = subscription("products");
+    mergedOrders = subscription("orders_merged");
     storage = Pipeline.storage(config.storage());
     engine = KernelEngine.create(storage);
 
@@ -177,7 +182,12 @@ class DeltaSparkInteropTest {
           - topic: %s
             table: products
             primary_key: [id]
-        """.formatted(bootstrap, dir.resolve("data"), DemoChangeStream.TOPIC, FlattenedCustomers.TOPIC, EvolvingProducts.TOPIC);
+          - topic: %s
+            table: orders_merged
+            mode: merge
+            primary_key: [id]
+        """.formatted(bootstrap, dir.resolve("data"), DemoChangeStream.TOPIC, FlattenedCustomers.TOPIC, EvolvingProducts.TOPIC,
+            MERGE_TOPIC);
   }
 
   /** The worker as {@code lakesink run --stop-at-end} runs it (Commands.run minus exit codes). */
@@ -308,6 +318,29 @@ class DeltaSparkInteropTest {
    * reference a temporary one, so the changelog is registered as an external Delta table named
    * {@code orders_APPEND}, as a catalog would hold it.
    */
+  @Test
+  void mergedTableHoldsExactlyTheCurrentStateAsDeltaSparkReadsIt() {
+    Dataset<Row> merged = read(mergedOrders);
+    assertEquals(DataTypes.LongType, merged.schema().apply("id").dataType());
+    assertEquals(DataTypes.createDecimalType(10, 2), merged.schema().apply("amount").dataType());
+    assertEquals(DataTypes.StringType, merged.schema().apply("__op").dataType());
+    assertEquals(DataTypes.LongType, merged.schema().apply("__ts_ms").dataType());
+    assertEquals(List.of("id", "customer", "status", "amount", "order_date", "updated_at", "__op", "__ts_ms"),
+        List.of(merged.schema().fieldNames()));
+    Map<Long, String> status = new java.util.TreeMap<>();
+    Map<Long, BigDecimal> amount = new java.util.TreeMap<>();
+    for (Map<String, Object> r : collect(merged)) {
+      assertEquals(null, status.put((Long) r.get("id"), (String) r.get("status")), "one row per key");
+      amount.put((Long) r.get("id"), (BigDecimal) r.get("amount"));
+    }
+    // 3 and 7 were deleted; 2's two updates share a timestamp and the one read last wins.
+    assertEquals(Map.of(1L, "shipped", 2L, "cancelled", 4L, "pending", 5L, "pending", 6L, "pending"), status);
+    assertEquals(new BigDecimal("99.99"), amount.get(4L));
+    List<?> partitionColumns = spark.sql("DESCRIBE DETAIL delta.`" + location(mergedOrders) + "`").first().getList(
+        spark.sql("DESCRIBE DETAIL delta.`" + location(mergedOrders) + "`").first().fieldIndex("partitionColumns"));
+    assertEquals(List.of(), partitionColumns);
+  }
+
   @Test
   void generatedViewSqlRunsUnchangedOverTheChangelogTable() {
     spark.sql("CREATE TABLE IF NOT EXISTS `orders_APPEND` USING delta LOCATION '" + location(orders) + "'");
