@@ -88,6 +88,17 @@ class DeltaSparkInteropTest {
   private Subscription customersSub;
   private Subscription productsSub;
   private Subscription mergedOrders;
+  private Subscription avroItems;
+  private io.lakesink.kafka.avro.TestSchemaRegistry registry;
+  static final String AVRO_TOPIC = "shop.public.items";
+  static final org.apache.avro.Schema ITEMS_V1 = new org.apache.avro.Schema.Parser().parse("""
+      {"type":"record","name":"Value","namespace":"shop.public.items","fields":[
+        {"name":"id","type":"long"},{"name":"name","type":["null","string"],"default":null}]}""");
+  static final org.apache.avro.Schema ITEMS_V2 = new org.apache.avro.Schema.Parser().parse("""
+      {"type":"record","name":"Value","namespace":"shop.public.items","fields":[
+        {"name":"id","type":"long"},{"name":"name","type":["null","string"],"default":null},
+        {"name":"qty","type":["null","int"],"default":null},
+        {"name":"price","type":["null",{"type":"bytes","logicalType":"decimal","precision":10,"scale":2}],"default":null}]}""");
   static final String MERGE_TOPIC = "demo.public.orders.merge";
   private FlattenedCustomers customers;
   private final EvolvingProducts products = new EvolvingProducts();
@@ -107,6 +118,9 @@ class DeltaSparkInteropTest {
     broker.createTopic(MERGE_TOPIC, DemoChangeStream.PARTITIONS);
     DemoChangeStream.produce(bootstrap);
     DemoChangeStream.produce(bootstrap, MERGE_TOPIC);
+    broker.createTopic(AVRO_TOPIC, 1);
+    registry = startRegistry();
+    produceAvro(bootstrap, 0, 5, false);
     customers = FlattenedCustomers.produce(bootstrap);
     products.producePhase1(bootstrap);
 
@@ -115,6 +129,7 @@ class DeltaSparkInteropTest {
     customersSub = subscription("customers");
     productsSub = subscription("products");
     mergedOrders = subscription("orders_merged");
+    avroItems = subscription("items");
     storage = Pipeline.storage(config.storage());
     engine = KernelEngine.create(storage);
 
@@ -122,6 +137,7 @@ class DeltaSparkInteropTest {
     productsVersionAfterPhase1 = kernelTable(productsSub).version();
     ordersVersionAfterFirstRun = kernelTable(orders).version();
     products.producePhase2(bootstrap);
+    produceAvro(bootstrap, 5, 10, true); // the Avro schema gains qty and price halfway
     deliver(); // a restart: resumes from the offsets in the Delta logs
     ordersVersionAfterSecondRun = kernelTable(orders).version();
 
@@ -156,6 +172,9 @@ class DeltaSparkInteropTest {
     if (broker != null) {
       broker.close();
     }
+    if (registry != null) {
+      registry.close();
+    }
   }
 
   private String configYaml(String bootstrap) {
@@ -186,8 +205,14 @@ class DeltaSparkInteropTest {
             table: orders_merged
             mode: merge
             primary_key: [id]
+          - topic: %s
+            table: items
+            format: avro
+            primary_key: [id]
+        schema_registry:
+          url: %s
         """.formatted(bootstrap, dir.resolve("data"), DemoChangeStream.TOPIC, FlattenedCustomers.TOPIC, EvolvingProducts.TOPIC,
-            MERGE_TOPIC);
+            MERGE_TOPIC, AVRO_TOPIC, registry.url());
   }
 
   /** The worker as {@code lakesink run --stop-at-end} runs it (Commands.run minus exit codes). */
@@ -318,6 +343,71 @@ class DeltaSparkInteropTest {
    * reference a temporary one, so the changelog is registered as an external Delta table named
    * {@code orders_APPEND}, as a catalog would hold it.
    */
+  private static io.lakesink.kafka.avro.TestSchemaRegistry startRegistry() {
+    try {
+      return io.lakesink.kafka.avro.TestSchemaRegistry.start();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  /** Debezium envelopes in Confluent Avro; {@code evolved} uses the schema with two more columns. */
+  private void produceAvro(String bootstrap, int from, int to, boolean evolved) {
+    org.apache.avro.Schema value = evolved ? ITEMS_V2 : ITEMS_V1;
+    org.apache.avro.Schema envelope = io.lakesink.kafka.avro.AvroRecords.envelope(value, false);
+    try {
+      int id = registry.register(AVRO_TOPIC + "-value", envelope);
+      java.util.Properties p = new java.util.Properties();
+      p.put("bootstrap.servers", bootstrap);
+      p.put("key.serializer", org.apache.kafka.common.serialization.ByteArraySerializer.class.getName());
+      p.put("value.serializer", org.apache.kafka.common.serialization.ByteArraySerializer.class.getName());
+      try (var producer = new org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]>(p)) {
+        for (int i = from; i < to; i++) {
+          org.apache.avro.generic.GenericData.Record row = new org.apache.avro.generic.GenericData.Record(value);
+          row.put("id", (long) i);
+          row.put("name", "item" + i);
+          if (evolved) {
+            row.put("qty", i * 10);
+            row.put("price", io.lakesink.kafka.avro.AvroRecords.unscaled("-" + i + ".25"));
+          }
+          org.apache.avro.generic.GenericData.Record e = new org.apache.avro.generic.GenericData.Record(envelope);
+          e.put("after", row);
+          e.put("source", io.lakesink.kafka.avro.AvroRecords.source(envelope, 5000L + i));
+          e.put("op", "c");
+          producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(AVRO_TOPIC, 0, null,
+              io.lakesink.kafka.avro.AvroRecords.wire(id, envelope, e)));
+        }
+        producer.flush();
+      }
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Test
+  void avroTableWhoseSchemaGainedTwoColumnsReadsRightInSpark() {
+    Dataset<Row> items = read(avroItems);
+    assertEquals(DataTypes.IntegerType, items.schema().apply("qty").dataType());
+    assertEquals(DataTypes.createDecimalType(10, 2), items.schema().apply("price").dataType());
+    List<String> names = List.of(items.schema().fieldNames());
+    assertEquals(List.of("qty", "price"), names.subList(names.size() - 2, names.size()), "added at the end");
+    Map<Long, Map<String, Object>> byId = new java.util.TreeMap<>();
+    for (Map<String, Object> r : collect(items)) {
+      byId.put((Long) r.get("id"), r);
+    }
+    assertEquals(10, byId.size());
+    for (long i = 0; i < 10; i++) {
+      Map<String, Object> r = byId.get(i);
+      assertEquals("item" + i, r.get("name"));
+      assertEquals(5000L + i, r.get("__ts_ms"));
+      assertEquals(i < 5 ? null : (int) i * 10, r.get("qty"));
+      assertEquals(i < 5 ? null : new BigDecimal("-" + i + ".25"), r.get("price"));
+    }
+  }
+
   @Test
   void mergedTableHoldsExactlyTheCurrentStateAsDeltaSparkReadsIt() {
     Dataset<Row> merged = read(mergedOrders);
