@@ -58,6 +58,8 @@ class UnityCatalogEndToEndTest {
     PrintStream err = System.err;
     ByteArrayOutputStream captured = new ByteArrayOutputStream();
     System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+    List<String> tokens = new ArrayList<>();
+    String statusJson;
     try (FakeDatabricks fake = FakeDatabricks.start()) {
       String topic = SharedKafka.newTopic("uc", 1);
       try (KafkaProducer<byte[], byte[]> p = SharedKafka.producer()) {
@@ -91,6 +93,8 @@ class UnityCatalogEndToEndTest {
       assertEquals("note:string", evolved.get(evolved.size() - 1));
       assertEquals(2, fake.count("POST", "/api/2.1/unity-catalog/tables"));
       assertEquals(1, fake.count("DELETE", "/api/2.1/unity-catalog/tables"));
+      tokens.addAll(fake.issuedTokens());
+      statusJson = second.states().toString();
     } finally {
       System.setErr(err);
     }
@@ -98,6 +102,11 @@ class UnityCatalogEndToEndTest {
     assertTrue(logs.contains("stock_APPEND"), "the run was logged");
     assertFalse(logs.contains(FakeDatabricks.CLIENT_SECRET), "the client secret never appears in logs");
     assertFalse(logs.contains("Bearer"), "no access token in logs");
+    assertFalse(tokens.isEmpty());
+    for (String token : tokens) {
+      assertFalse(logs.contains(token), "an access token appeared in the logs");
+      assertFalse(statusJson.contains(token));
+    }
   }
 
   @Test

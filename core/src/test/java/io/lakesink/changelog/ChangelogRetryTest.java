@@ -103,6 +103,7 @@ class ChangelogRetryTest {
     storage.failNextCommits(1000, Fault.FAIL_BEFORE_WRITE);
     assertThrows(RetryableException.class, d::flush);
     assertTrue(d.state().delivering());
+    assertTrue(new QuarantineStore(storage).list().isEmpty(), "retryable faults never quarantine");
     assertEquals(1, d.bufferedEvents());
     storage.failNextCommits(0, Fault.FAIL_BEFORE_WRITE);
     assertEquals(Map.of(new SourcePartition("t", 0), 2L), d.flush());
