@@ -35,6 +35,16 @@ class CrashRecoveryTest {
 
   @TempDir Path data;
 
+  /** Dies the third time the worker reaches {@code crashAt}: after some commits, before others. */
+  static FlushHook crashOnThird(FlushStep crashAt) {
+    AtomicInteger calls = new AtomicInteger();
+    return (table, step) -> {
+      if (step == crashAt && calls.incrementAndGet() == 3) {
+        throw new SimulatedCrash(step.name());
+      }
+    };
+  }
+
   @ParameterizedTest
   @EnumSource(FlushStep.class)
   void restartAfterACrashAtEachStepDeliversEveryEventExactlyOnce(FlushStep crashAt) throws Exception {
@@ -53,13 +63,7 @@ class CrashRecoveryTest {
     w.delivery = "  flush_interval: 1s\n  flush_rows: 15\n";
     w.kafkaExtra = "  properties:\n    max.poll.records: \"7\"\n";
 
-    AtomicInteger calls = new AtomicInteger();
-    FlushHook crashOnThird = (table, step) -> {
-      if (step == crashAt && calls.incrementAndGet() == 3) {
-        throw new SimulatedCrash(step.name());
-      }
-    };
-    assertThrows(SimulatedCrash.class, () -> w.runToEnd(crashOnThird));
+    assertThrows(SimulatedCrash.class, () -> w.runToEnd(crashOnThird(crashAt)));
     int before = w.rows("t").size();
     assertTrue(before < 2 * EVENTS_PER_PARTITION, "the crash happened mid-stream (" + before + " rows)");
 
@@ -104,13 +108,7 @@ class CrashRecoveryTest {
     WorkerHarness w = new WorkerHarness(data).subscribe("- {topic: " + topic + ", table: m, mode: merge, primary_key: [id]}");
     w.delivery = "  flush_interval: 1s\n  flush_rows: 15\n";
     w.kafkaExtra = "  properties:\n    max.poll.records: \"7\"\n";
-    AtomicInteger calls = new AtomicInteger();
-    FlushHook crashOnThird = (table, step) -> {
-      if (step == crashAt && calls.incrementAndGet() == 3) {
-        throw new SimulatedCrash(step.name());
-      }
-    };
-    assertThrows(SimulatedCrash.class, () -> w.runToEnd(crashOnThird));
+    assertThrows(SimulatedCrash.class, () -> w.runToEnd(crashOnThird(crashAt)));
 
     assertEquals(Main.OK, w.runToEnd());
 

@@ -2,13 +2,9 @@ package io.lakesink.delta;
 
 import io.delta.kernel.defaults.engine.DefaultEngine;
 import io.delta.kernel.defaults.engine.fileio.FileIO;
-import io.delta.kernel.defaults.engine.fileio.InputFile;
-import io.delta.kernel.defaults.engine.fileio.OutputFile;
 import io.delta.kernel.engine.Engine;
-import io.delta.kernel.utils.CloseableIterator;
-import io.delta.kernel.utils.FileStatus;
+import io.lakesink.storage.ForwardingFileIO;
 import io.lakesink.storage.TableStorage;
-import java.io.IOException;
 import java.util.Map;
 import java.util.Optional;
 
@@ -30,53 +26,19 @@ public final class KernelEngine {
     return DefaultEngine.create(new ConfiguredFileIO(storage.fileIO(), PARQUET_SETTINGS));
   }
 
-  /** Delegates every call, answering {@code getConf} from our settings first. */
-  private record ConfiguredFileIO(FileIO delegate, Map<String, String> settings) implements FileIO {
-    @Override
-    public CloseableIterator<FileStatus> listFrom(String filePath) throws IOException {
-      return delegate.listFrom(filePath);
-    }
+  /** Answers {@code getConf} from our settings first; everything else goes to the storage. */
+  private static final class ConfiguredFileIO extends ForwardingFileIO {
+    private final Map<String, String> settings;
 
-    @Override
-    public FileStatus getFileStatus(String path) throws IOException {
-      return delegate.getFileStatus(path);
-    }
-
-    @Override
-    public String resolvePath(String path) throws IOException {
-      return delegate.resolvePath(path);
-    }
-
-    @Override
-    public boolean mkdirs(String path) throws IOException {
-      return delegate.mkdirs(path);
-    }
-
-    @Override
-    public InputFile newInputFile(String path, long fileSize) {
-      return delegate.newInputFile(path, fileSize);
-    }
-
-    @Override
-    public OutputFile newOutputFile(String path) {
-      return delegate.newOutputFile(path);
-    }
-
-    @Override
-    public boolean delete(String path) throws IOException {
-      return delegate.delete(path);
+    ConfiguredFileIO(FileIO delegate, Map<String, String> settings) {
+      super(delegate);
+      this.settings = settings;
     }
 
     @Override
     public Optional<String> getConf(String confKey) {
       String value = settings.get(confKey);
-      return value != null ? Optional.of(value) : delegate.getConf(confKey);
-    }
-
-    @Override
-    public void copyFileAtomically(String srcPath, String destPath, boolean overwrite)
-        throws IOException {
-      delegate.copyFileAtomically(srcPath, destPath, overwrite);
+      return value != null ? Optional.of(value) : super.getConf(confKey);
     }
   }
 }

@@ -1,16 +1,14 @@
 package io.lakesink.testing;
 
 import io.delta.kernel.defaults.engine.fileio.FileIO;
-import io.delta.kernel.defaults.engine.fileio.InputFile;
 import io.delta.kernel.defaults.engine.fileio.OutputFile;
 import io.delta.kernel.defaults.engine.fileio.PositionOutputStream;
 import io.delta.kernel.utils.CloseableIterator;
-import io.delta.kernel.utils.FileStatus;
+import io.lakesink.storage.ForwardingFileIO;
 import io.lakesink.storage.LocalStorage;
 import io.lakesink.storage.TableStorage;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** Local storage whose Delta commits (writes of {@code _delta_log/N.json}) fail on demand. */
@@ -55,36 +53,10 @@ public final class FlakyStorage implements TableStorage {
 
   @Override
   public FileIO fileIO() {
-    FileIO io = local.fileIO();
-    return new FileIO() {
-      @Override
-      public CloseableIterator<FileStatus> listFrom(String p) throws IOException {
-        return io.listFrom(p);
-      }
-
-      @Override
-      public FileStatus getFileStatus(String p) throws IOException {
-        return io.getFileStatus(p);
-      }
-
-      @Override
-      public String resolvePath(String p) throws IOException {
-        return io.resolvePath(p);
-      }
-
-      @Override
-      public boolean mkdirs(String p) throws IOException {
-        return io.mkdirs(p);
-      }
-
-      @Override
-      public InputFile newInputFile(String p, long size) {
-        return io.newInputFile(p, size);
-      }
-
+    return new ForwardingFileIO(local.fileIO()) {
       @Override
       public OutputFile newOutputFile(String p) {
-        OutputFile out = io.newOutputFile(p);
+        OutputFile out = super.newOutputFile(p);
         if (!p.matches(".*/_delta_log/\\d+\\.json")) {
           return out;
         }
@@ -115,21 +87,6 @@ public final class FlakyStorage implements TableStorage {
             }
           }
         };
-      }
-
-      @Override
-      public boolean delete(String p) throws IOException {
-        return io.delete(p);
-      }
-
-      @Override
-      public Optional<String> getConf(String key) {
-        return io.getConf(key);
-      }
-
-      @Override
-      public void copyFileAtomically(String s, String d, boolean o) throws IOException {
-        io.copyFileAtomically(s, d, o);
       }
     };
   }
