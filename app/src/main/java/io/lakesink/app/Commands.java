@@ -34,7 +34,6 @@ import io.lakesink.quarantine.QuarantineStore;
 import io.lakesink.storage.TableStorage;
 import io.lakesink.view.CurrentState;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;

@@ -5,7 +5,6 @@ import io.lakesink.config.Subscription;
 import io.lakesink.delta.CommitErrors;
 import io.lakesink.delta.DeltaTable;
 import io.lakesink.error.ErrorKind;
-import io.lakesink.error.Errors;
 import io.lakesink.error.RetryableException;
 import io.lakesink.error.SourcePosition;
 import io.lakesink.error.TableFailureException;

@@ -2,7 +2,6 @@ package io.lakesink.kafka.decode;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lakesink.event.Column;
-import io.lakesink.event.ColumnType;
 import io.lakesink.event.RowSchema;
 import io.lakesink.types.SourceType;
 import io.lakesink.types.TypeMapping;

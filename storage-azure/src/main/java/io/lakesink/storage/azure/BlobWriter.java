@@ -1,7 +1,6 @@
 package io.lakesink.storage.azure;
 
 import com.azure.core.util.BinaryData;
-import com.azure.core.util.Context;
 import com.azure.storage.blob.models.BlobRequestConditions;
 import com.azure.storage.blob.models.BlobStorageException;
 import com.azure.storage.blob.models.BlockListType;
