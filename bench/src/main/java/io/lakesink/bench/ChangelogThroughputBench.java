@@ -7,7 +7,6 @@ import io.lakesink.app.config.WorkerConfig;
 import io.lakesink.config.Subscription;
 import io.lakesink.delivery.FlushHook;
 import io.lakesink.delivery.FlushStep;
-import io.lakesink.delta.DeltaTable;
 import io.lakesink.delta.DeltaTableReader;
 import io.lakesink.delta.KernelEngine;
 import io.lakesink.error.SourcePosition;
@@ -129,6 +128,9 @@ public final class ChangelogThroughputBench {
     long commitNanos;
     long commits;
     long firstFlushStart = -1;
+    /** Each flush's write and commit time, in order: the storage benchmark reports their spread. */
+    final List<Long> writeEach = new ArrayList<>();
+    final List<Long> commitEach = new ArrayList<>();
     private long mark;
 
     @Override
@@ -143,10 +145,12 @@ public final class ChangelogThroughputBench {
         }
         case BEFORE_COMMIT -> {
           writeNanos += now - mark;
+          writeEach.add(now - mark);
           mark = now;
         }
         case AFTER_COMMIT -> {
           commitNanos += now - mark;
+          commitEach.add(now - mark);
           commits++;
         }
       }
@@ -154,13 +158,22 @@ public final class ChangelogThroughputBench {
   }
 
   static String config(String bootstrap, String topic, Path data, long flushRows, String flushBytes) {
+    return config(bootstrap, topic, localStorage(data), flushRows, flushBytes);
+  }
+
+  /** The {@code storage:} section's body for a local directory. */
+  static String localStorage(Path data) {
+    return "  type: local\n  path: " + data + "\n";
+  }
+
+  /** A worker configuration; {@code storage} is the body of the {@code storage:} section, indented by two. */
+  static String config(String bootstrap, String topic, String storage, long flushRows, String flushBytes) {
     return """
         kafka:
           bootstrap_servers: %s
           group_id: lakesink-bench-%s
         storage:
-          type: local
-          path: %s
+        %s
         delivery:
           flush_rows: %d
           flush_bytes: %s
@@ -169,7 +182,7 @@ public final class ChangelogThroughputBench {
           - topic: %s
             table: %s
             primary_key: [id]
-        """.formatted(bootstrap, UUID.randomUUID(), data, flushRows, flushBytes, topic, TABLE);
+        """.formatted(bootstrap, UUID.randomUUID(), storage.stripTrailing(), flushRows, flushBytes, topic, TABLE);
   }
 
   private static void run(Map<String, String> o) throws IOException {
@@ -180,16 +193,33 @@ public final class ChangelogThroughputBench {
     Path data = Path.of(o.get("data"));
     WorkerConfig config =
         ConfigLoader.fromSystemEnvironment().parse(config(o.get("bootstrap"), topic(partitions), data, flushRows, flushBytes), "bench");
+    Properties r;
+    try (TableStorage storage = Pipeline.storage(config.storage())) {
+      r = runWorker(config, storage, partitions, events, new PhaseTimer());
+    }
+    r.setProperty("table_mb", String.valueOf(directoryBytes(data) >> 20));
+    store(r, Path.of(o.get("result")));
+    System.out.printf(Locale.ROOT, "%d partition(s): %,d events in %.2f s = %,.0f events/s, peak RSS %,d MB, %d commits%n",
+        partitions, events, d(r, "seconds"), d(r, "events_per_second"), Long.parseLong(r.getProperty("vmhwm_mb")),
+        Long.parseLong(r.getProperty("commits")));
+    if (!Boolean.parseBoolean(r.getProperty("healthy"))) {
+      System.exit(2);
+    }
+  }
+
+  /**
+   * Runs the worker over the topic until its end and returns the figures: wall time from building
+   * the worker to its exit, CPU, GC, flush phases (through {@code phases}), peak RSS so far.
+   */
+  static Properties runWorker(WorkerConfig config, TableStorage storage, int partitions, long events, PhaseTimer phases) {
     long rssBefore = vmKb("VmRSS");
     long cpuBefore = processCpuNanos();
     long gcBefore = gcMillis();
     long mainCpuBefore = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
 
-    PhaseTimer phases = new PhaseTimer();
     long start = System.nanoTime();
     WorkerResult result;
-    try (TableStorage storage = Pipeline.storage(config.storage());
-        KafkaWorker worker = Pipeline.worker(config, storage, phases, Clock.systemUTC())) {
+    try (KafkaWorker worker = Pipeline.worker(config, storage, phases, Clock.systemUTC())) {
       result = worker.run(true);
     }
     long elapsed = System.nanoTime() - start;
@@ -198,8 +228,8 @@ public final class ChangelogThroughputBench {
     Properties r = new Properties();
     r.setProperty("partitions", String.valueOf(partitions));
     r.setProperty("events", String.valueOf(events));
-    r.setProperty("flush_rows", String.valueOf(flushRows));
-    r.setProperty("flush_bytes", flushBytes);
+    r.setProperty("flush_rows", String.valueOf(config.delivery().rows()));
+    r.setProperty("flush_bytes", (config.delivery().bytes() >> 20) + "MB");
     r.setProperty("healthy", String.valueOf(result.allDelivering()));
     r.setProperty("seconds", String.valueOf(elapsed / 1e9));
     r.setProperty("events_per_second", String.valueOf(events / (elapsed / 1e9)));
@@ -214,14 +244,10 @@ public final class ChangelogThroughputBench {
     r.setProperty("write_seconds", String.valueOf(phases.writeNanos / 1e9));
     r.setProperty("commit_seconds", String.valueOf(phases.commitNanos / 1e9));
     r.setProperty("until_first_flush_seconds", String.valueOf(phases.firstFlushStart < 0 ? 0 : (phases.firstFlushStart - start) / 1e9));
-    r.setProperty("table_mb", String.valueOf(directoryBytes(data) >> 20));
-    store(r, Path.of(o.get("result")));
-    System.out.printf(Locale.ROOT, "%d partition(s): %,d events in %.2f s = %,.0f events/s, peak RSS %,d MB, %d commits%n",
-        partitions, events, elapsed / 1e9, events / (elapsed / 1e9), vmKb("VmHWM") / 1024, phases.commits);
     if (!result.allDelivering()) {
       System.err.println("Worker ended with failed tables: " + result.states());
-      System.exit(2);
     }
+    return r;
   }
 
   // ------------------------------------------------------------------ verify
@@ -232,15 +258,24 @@ public final class ChangelogThroughputBench {
     Path data = Path.of(o.get("data"));
     Path resultFile = Path.of(o.get("result"));
     Properties r = load(resultFile);
-
     WorkerConfig config = ConfigLoader.fromSystemEnvironment().parse(config("unused:9092", topic(partitions), data, 1, "1GB"), "bench");
-    Subscription s = config.subscriptions().get(0);
-    long start = System.nanoTime();
-    List<Map<String, Object>> rows;
+    boolean ok;
     try (TableStorage storage = Pipeline.storage(config.storage())) {
-      DeltaTable table = Pipeline.table(storage, KernelEngine.create(storage), s);
-      rows = DeltaTableReader.readAll(table);
+      ok = verifyTable(storage, config.subscriptions().get(0), partitions, events, r);
     }
+    store(r, resultFile);
+    if (!ok) {
+      System.exit(3);
+    }
+  }
+
+  /**
+   * Reads the table back with Kernel and checks that every (partition, offset) of the topic is
+   * there exactly once; adds rows, duplicates, gaps and verified to {@code r}.
+   */
+  static boolean verifyTable(TableStorage storage, Subscription s, int partitions, long events, Properties r) {
+    long start = System.nanoTime();
+    List<Map<String, Object>> rows = DeltaTableReader.readAll(Pipeline.table(storage, KernelEngine.create(storage), s));
     Map<Integer, BitSet> seen = new HashMap<>();
     long duplicates = 0;
     for (Map<String, Object> row : rows) {
@@ -264,12 +299,9 @@ public final class ChangelogThroughputBench {
     r.setProperty("duplicates", String.valueOf(duplicates));
     r.setProperty("gaps", String.valueOf(gaps));
     r.setProperty("verified", String.valueOf(ok));
-    store(r, resultFile);
     System.out.printf(Locale.ROOT, "Verified %s: %,d rows, %,d distinct positions, %d duplicates, %d gaps, %d partitions (read in %.1f s)%n",
         ok ? "OK" : "FAILED", rows.size(), distinct, duplicates, gaps, seen.size(), (System.nanoTime() - start) / 1e9);
-    if (!ok) {
-      System.exit(3);
-    }
+    return ok;
   }
 
   // ------------------------------------------------------------------ profile
@@ -407,12 +439,12 @@ public final class ChangelogThroughputBench {
 
   // ------------------------------------------------------------------ helpers
 
-  private static double median(List<Properties> runs, String key) {
+  static double median(List<Properties> runs, String key) {
     double[] v = runs.stream().mapToDouble(r -> d(r, key)).sorted().toArray();
     return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
   }
 
-  private static double d(Properties r, String key) {
+  static double d(Properties r, String key) {
     return Double.parseDouble(r.getProperty(key, "0"));
   }
 
@@ -430,12 +462,12 @@ public final class ChangelogThroughputBench {
     return -1;
   }
 
-  private static long processCpuNanos() {
+  static long processCpuNanos() {
     var os = ManagementFactory.getOperatingSystemMXBean();
     return os instanceof com.sun.management.OperatingSystemMXBean sun ? sun.getProcessCpuTime() : -1;
   }
 
-  private static long gcMillis() {
+  static long gcMillis() {
     long sum = 0;
     for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
       sum += Math.max(0, gc.getCollectionTime());
@@ -443,7 +475,7 @@ public final class ChangelogThroughputBench {
     return sum;
   }
 
-  private static long directoryBytes(Path dir) throws IOException {
+  static long directoryBytes(Path dir) throws IOException {
     try (Stream<Path> all = Files.walk(dir)) {
       return all.filter(Files::isRegularFile).mapToLong(f -> {
         try {
@@ -455,7 +487,7 @@ public final class ChangelogThroughputBench {
     }
   }
 
-  private static Map<String, String> options(String[] args) {
+  static Map<String, String> options(String[] args) {
     Map<String, String> m = new HashMap<>();
     for (int i = 0; i < args.length; i++) {
       if (!args[i].startsWith("--") || i + 1 >= args.length) {
@@ -466,7 +498,7 @@ public final class ChangelogThroughputBench {
     return m;
   }
 
-  private static Properties load(Path f) throws IOException {
+  static Properties load(Path f) throws IOException {
     Properties p = new Properties();
     if (Files.exists(f)) {
       try (Reader in = Files.newBufferedReader(f)) {
@@ -476,7 +508,7 @@ public final class ChangelogThroughputBench {
     return p;
   }
 
-  private static void store(Properties p, Path f) throws IOException {
+  static void store(Properties p, Path f) throws IOException {
     try (Writer out = Files.newBufferedWriter(f)) {
       p.store(out, null);
     }

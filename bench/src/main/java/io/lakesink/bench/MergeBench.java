@@ -1,0 +1,601 @@
+package io.lakesink.bench;
+
+import static io.lakesink.bench.ChangelogThroughputBench.load;
+import static io.lakesink.bench.ChangelogThroughputBench.store;
+import static io.lakesink.bench.ChangelogThroughputBench.vmKb;
+
+import io.lakesink.config.DeliveryMode;
+import io.lakesink.config.SourceFormat;
+import io.lakesink.config.Subscription;
+import io.lakesink.delivery.DeliveryContext;
+import io.lakesink.delivery.FlushHook;
+import io.lakesink.delivery.FlushPolicy;
+import io.lakesink.delivery.FlushStep;
+import io.lakesink.delta.AppendRequest;
+import io.lakesink.delta.DeltaTable;
+import io.lakesink.delta.DeltaTableReader;
+import io.lakesink.delta.KernelEngine;
+import io.lakesink.delta.TableFile;
+import io.lakesink.error.SourcePosition;
+import io.lakesink.error.TableFailureException;
+import io.lakesink.event.ChangeEvent;
+import io.lakesink.event.Column;
+import io.lakesink.event.ColumnType;
+import io.lakesink.event.Operation;
+import io.lakesink.event.RowSchema;
+import io.lakesink.merge.MergeDelivery;
+import io.lakesink.merge.MergeSettings;
+import io.lakesink.quarantine.QuarantineStore;
+import io.lakesink.storage.LocalStorage;
+import io.lakesink.storage.TableStorage;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.math.BigDecimal;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.stream.Stream;
+
+/**
+ * MERGE delivery against delta-spark's MERGE, on the same table and the same changes, each in its
+ * own JVM. Driven by {@code bench/run merge}:
+ *
+ * <ul>
+ *   <li>{@code prepare}: writes the starting table ({@code rows} rows, keyed on {@code id}) with
+ *       lakesink's {@link DeltaTable}, in id order, 100,000 rows per commit, as lakesink's merge
+ *       mode lays it out (the 10 source columns, then {@code __op} and {@code __ts_ms}); copies it
+ *       for Spark; and writes each batch of changes as a small Delta table, so that both sides
+ *       read exactly the same changes. Not timed.
+ *   <li>{@code limit}: what a user with the default size limit gets: the first batch through a
+ *       {@link MergeDelivery} with {@link MergeSettings#DEFAULT}, on a throwaway copy of the
+ *       table (if the limit lets it through, the merge must not change the measured table).
+ *   <li>{@code lakesink}: every batch through {@link MergeDelivery} in-process (no Kafka: events
+ *       in, flush), with the limit raised. Per merge: time, rows and files rewritten (from the
+ *       table's files before and after), heap.
+ *   <li>{@code report}: lakesink's figures next to {@code SparkMergeBench}'s.
+ * </ul>
+ *
+ * <p>Changes per batch: 70 % updates of existing keys, 20 % inserts of new keys, 10 % deletes of
+ * existing keys, each key at most once per batch (delta-spark's MERGE refuses a target row
+ * matched twice), in random order. Deterministic for a given seed.
+ */
+public final class MergeBench {
+  static final String TABLE = "bench_merge";
+  static final String TOPIC = "bench.merge";
+  /** Rows per commit of the starting table: one Parquet file each, with disjoint id ranges. */
+  static final int BASE_ROWS_PER_COMMIT = 100_000;
+  static final long T0 = BenchEvents.T0;
+
+  /** The source columns, in table order; {@code id} is the key. */
+  static final List<Column> SOURCE_COLUMNS = List.of(
+      new Column("id", ColumnType.BIGINT),
+      new Column("customer_id", ColumnType.BIGINT),
+      new Column("status", ColumnType.STRING),
+      new Column("amount", ColumnType.decimal(12, 2)),
+      new Column("currency", ColumnType.STRING),
+      new Column("sku", ColumnType.STRING),
+      new Column("quantity", ColumnType.INT),
+      new Column("note", ColumnType.STRING),
+      new Column("created_at", ColumnType.TIMESTAMP),
+      new Column("updated_at", ColumnType.TIMESTAMP));
+  /** The table's columns: MergeDelivery adds {@code __op} and {@code __ts_ms} without a column mapping. */
+  static final List<Column> TABLE_COLUMNS;
+
+  static {
+    List<Column> all = new ArrayList<>(SOURCE_COLUMNS);
+    all.add(new Column("__op", ColumnType.STRING));
+    all.add(new Column("__ts_ms", ColumnType.BIGINT));
+    TABLE_COLUMNS = List.copyOf(all);
+  }
+
+  private static final String[] STATUS = {"pending", "paid", "shipped", "delivered", "cancelled", "refunded"};
+  private static final String[] CURRENCY = {"EUR", "USD", "GBP", "NOK", "CHF"};
+  private static final String NOTE = "leave at the door, ring twice; fragile items inside: glassware & ceramics";
+
+  private MergeBench() {}
+
+  public static void main(String[] args) throws Exception {
+    if (args.length == 0) {
+      usage();
+      return;
+    }
+    Map<String, String> o = ChangelogThroughputBench.options(Arrays.copyOfRange(args, 1, args.length));
+    switch (args[0]) {
+      case "prepare" -> prepare(o);
+      case "limit" -> limit(o);
+      case "lakesink" -> lakesink(o);
+      case "report" -> report(o);
+      default -> usage();
+    }
+  }
+
+  private static void usage() {
+    System.err.println(
+        """
+        Usage (normally through bench/run merge):
+          prepare  --dir D --rows R --batches N --batch-size B [--seed S]
+          limit    --dir D
+          lakesink --dir D --batches N --scan-limit-mb M --result FILE
+          report   --results DIR
+        """);
+    System.exit(1);
+  }
+
+  static Path lakesinkRoot(Path dir) {
+    return dir.resolve("lakesink");
+  }
+
+  static Path sparkRoot(Path dir) {
+    return dir.resolve("spark");
+  }
+
+  static String batchName(int b) {
+    return String.format(Locale.ROOT, "batch-%02d", b);
+  }
+
+  // ------------------------------------------------------------------ prepare
+
+  private static void prepare(Map<String, String> o) throws IOException {
+    Path dir = Path.of(o.get("dir"));
+    long rows = Long.parseLong(o.get("rows"));
+    int batches = Integer.parseInt(o.get("batches"));
+    int batchSize = Integer.parseInt(o.get("batch-size"));
+    SplittableRandom random = new SplittableRandom(Long.parseLong(o.getOrDefault("seed", "42")));
+    long start = System.nanoTime();
+
+    TableStorage storage = new LocalStorage(lakesinkRoot(dir), "");
+    DeltaTable table = new DeltaTable(KernelEngine.create(storage), storage.tableLocation(TABLE));
+    for (long from = 1; from <= rows; from += BASE_ROWS_PER_COMMIT) {
+      List<Object[]> chunk = new ArrayList<>();
+      for (long id = from; id < Math.min(rows + 1, from + BASE_ROWS_PER_COMMIT); id++) {
+        chunk.add(row(id, "c", T0 + id, random));
+      }
+      // MergeDelivery's own table property, so both engines see the table it would have created.
+      table.commit(table.prepareAppend(
+          new AppendRequest(TABLE_COLUMNS, List.of(), Map.of(), chunk, Map.of(), Map.of("delta.checkpointInterval", "10"))));
+    }
+    List<TableFile> files = table.files();
+    long bytes = files.stream().mapToLong(TableFile::size).sum();
+    copyTree(storage.tableLocation(TABLE), sparkRoot(dir).resolve(TABLE));
+
+    // The changes, drawn against the set of live keys so that updates and deletes hit rows that exist.
+    Workload workload = new Workload(rows, random);
+    TableStorage batchStorage = new LocalStorage(dir.resolve("batches"), "");
+    for (int b = 1; b <= batches; b++) {
+      List<Object[]> changes = workload.batch(b, batchSize);
+      DeltaTable t = new DeltaTable(KernelEngine.create(batchStorage), batchStorage.tableLocation(batchName(b)));
+      t.commit(t.prepareAppend(new AppendRequest(TABLE_COLUMNS, List.of(), Map.of(), changes, Map.of(), Map.of())));
+    }
+    Properties r = new Properties();
+    r.setProperty("rows", String.valueOf(rows));
+    r.setProperty("files", String.valueOf(files.size()));
+    r.setProperty("table_bytes", String.valueOf(bytes));
+    r.setProperty("batches", String.valueOf(batches));
+    r.setProperty("batch_size", String.valueOf(batchSize));
+    r.setProperty("updates", String.valueOf(workload.updates));
+    r.setProperty("inserts", String.valueOf(workload.inserts));
+    r.setProperty("deletes", String.valueOf(workload.deletes));
+    r.setProperty("final_rows_expected", String.valueOf(workload.liveCount));
+    store(r, dir.resolve("prepare.properties"));
+    System.out.printf(Locale.ROOT, "Prepared %,d rows in %d files (%,d MB, %.0f B/row on disk) and %d batches of %,d changes in %.1f s%n",
+        rows, files.size(), bytes >> 20, (double) bytes / rows, batches, batchSize, (System.nanoTime() - start) / 1e9);
+  }
+
+  /** One table row: the 10 source columns, then __op and __ts_ms. */
+  static Object[] row(long id, String op, long tsMs, SplittableRandom random) {
+    long cents = random.nextLong(1_000_000);
+    return new Object[] {
+        id,
+        (long) (1 + random.nextInt(50_000)),
+        STATUS[random.nextInt(STATUS.length)],
+        BigDecimal.valueOf(cents, 2),
+        CURRENCY[random.nextInt(CURRENCY.length)],
+        "SKU-" + (100_000 + random.nextInt(900_000)),
+        1 + random.nextInt(20),
+        NOTE.substring(0, 20 + random.nextInt(NOTE.length() - 20)),
+        Instant.ofEpochMilli(T0 - 86_400_000L + id * 1000),
+        Instant.ofEpochMilli(tsMs),
+        op,
+        tsMs
+    };
+  }
+
+  /** The live keys, and batches of changes drawn against them. */
+  static final class Workload {
+    private final SplittableRandom random;
+    private long[] live;
+    int liveCount;
+    private long nextId;
+    long updates;
+    long inserts;
+    long deletes;
+
+    Workload(long rows, SplittableRandom random) {
+      this.random = random;
+      this.live = new long[Math.toIntExact(rows) + 1024];
+      for (int i = 0; i < rows; i++) {
+        live[i] = i + 1;
+      }
+      this.liveCount = (int) rows;
+      this.nextId = rows + 1;
+    }
+
+    /** 70 % updates, 20 % inserts, 10 % deletes, shuffled; every key at most once. */
+    List<Object[]> batch(int b, int size) {
+      int nUpdates = size * 7 / 10;
+      int nInserts = size * 2 / 10;
+      List<String> ops = new ArrayList<>(size);
+      for (int i = 0; i < size; i++) {
+        ops.add(i < nUpdates ? "u" : i < nUpdates + nInserts ? "c" : "d");
+      }
+      Collections.shuffle(ops, new java.util.Random(random.nextLong()));
+      Set<Long> used = new HashSet<>();
+      List<Object[]> out = new ArrayList<>(size);
+      for (int i = 0; i < size; i++) {
+        long ts = T0 + 1_000_000_000L * b + i; // after every row of the table, increasing within the batch
+        switch (ops.get(i)) {
+          case "u" -> {
+            out.add(row(pick(used, false), "u", ts, random));
+            updates++;
+          }
+          case "c" -> {
+            long id = nextId++;
+            used.add(id);
+            add(id);
+            out.add(row(id, "c", ts, random));
+            inserts++;
+          }
+          default -> {
+            // A Postgres delete with the default replica identity: the key and nothing else.
+            Object[] row = new Object[TABLE_COLUMNS.size()];
+            row[0] = pick(used, true);
+            row[10] = "d";
+            row[11] = ts;
+            out.add(row);
+            deletes++;
+          }
+        }
+      }
+      return out;
+    }
+
+    private long pick(Set<Long> used, boolean remove) {
+      while (true) {
+        int i = random.nextInt(liveCount);
+        long id = live[i];
+        if (used.add(id)) {
+          if (remove) {
+            live[i] = live[--liveCount];
+          }
+          return id;
+        }
+      }
+    }
+
+    private void add(long id) {
+      if (liveCount == live.length) {
+        live = Arrays.copyOf(live, live.length * 2);
+      }
+      live[liveCount++] = id;
+    }
+  }
+
+  // ------------------------------------------------------------------ lakesink
+
+  /** Times the flush phases from inside the delivery, through its test hook. */
+  private static final class Phases implements FlushHook {
+    long beforeWrite;
+    long beforeCommit;
+
+    @Override
+    public void at(String table, FlushStep step) {
+      switch (step) {
+        case BEFORE_WRITE -> beforeWrite = System.nanoTime();
+        case BEFORE_COMMIT -> beforeCommit = System.nanoTime();
+        default -> { }
+      }
+    }
+  }
+
+  private static void lakesink(Map<String, String> o) throws IOException {
+    Path dir = Path.of(o.get("dir"));
+    int batches = Integer.parseInt(o.get("batches"));
+    long scanLimitMb = Long.parseLong(o.get("scan-limit-mb"));
+    Path resultFile = Path.of(o.get("result"));
+    HeapWatch heap = new HeapWatch();
+
+    TableStorage storage = new LocalStorage(lakesinkRoot(dir), "");
+    DeltaTable table = new DeltaTable(KernelEngine.create(storage), storage.tableLocation(TABLE));
+    Subscription subscription = new Subscription(TOPIC, TABLE, DeliveryMode.MERGE, List.of("id"), SourceFormat.JSON, false);
+    List<List<ChangeEvent>> changes = new ArrayList<>();
+    long offset = 0;
+    for (int b = 1; b <= batches; b++) {
+      List<ChangeEvent> events = events(dir, b, offset);
+      offset += events.size();
+      changes.add(events);
+    }
+
+    Properties r = new Properties();
+    r.setProperty("engine", "lakesink MergeDelivery");
+    r.setProperty("jvm_args", String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()));
+    r.setProperty("max_heap_mb", String.valueOf(Runtime.getRuntime().maxMemory() >> 20));
+    r.setProperty("scan_limit_mb", String.valueOf(scanLimitMb));
+
+    r.setProperty("default_limit", load(dir.resolve("limit.properties")).getProperty("outcome", "not tried"));
+    System.out.println("Size limit raised for this benchmark: MergeSettings.DEFAULT.withScanLimitMb(" + scanLimitMb + ")");
+
+    Phases phases = new Phases();
+    MergeDelivery delivery = new MergeDelivery(subscription, table, null,
+        DeliveryContext.of(FlushPolicy.DEFAULT, new QuarantineStore(storage)).withHook(phases),
+        MergeSettings.DEFAULT.withScanLimitMb(scanLimitMb));
+    for (int b = 1; b <= batches; b++) {
+      List<ChangeEvent> events = changes.get(b - 1);
+      Map<String, TableFile> before = byPath(table.files());
+      heap.reset();
+      long start = System.nanoTime();
+      events.forEach(delivery::accept);
+      delivery.flush();
+      long end = System.nanoTime();
+      long peak = heap.peakBytes();
+      long peakAfterGc = heap.peakAfterGcBytes();
+      int gcs = heap.collections();
+      Map<String, TableFile> after = byPath(table.files());
+
+      long rowsRemoved = 0;
+      int filesRemoved = 0;
+      for (TableFile f : before.values()) {
+        if (!after.containsKey(f.path())) {
+          rowsRemoved += f.rows();
+          filesRemoved++;
+        }
+      }
+      long rowsAdded = 0;
+      int filesAdded = 0;
+      for (TableFile f : after.values()) {
+        if (!before.containsKey(f.path())) {
+          rowsAdded += f.rows();
+          filesAdded++;
+        }
+      }
+      long tableRows = after.values().stream().mapToLong(TableFile::rows).sum();
+      long retained = HeapWatch.retainedBytes();
+      String k = "merge." + b + ".";
+      r.setProperty(k + "seconds", String.valueOf((end - start) / 1e9));
+      r.setProperty(k + "read_merge_write_seconds", String.valueOf((phases.beforeCommit - phases.beforeWrite) / 1e9));
+      r.setProperty(k + "commit_seconds", String.valueOf((end - phases.beforeCommit) / 1e9));
+      r.setProperty(k + "rows_rewritten", String.valueOf(rowsRemoved));
+      r.setProperty(k + "files_removed", String.valueOf(filesRemoved));
+      r.setProperty(k + "files_added", String.valueOf(filesAdded));
+      r.setProperty(k + "rows_written", String.valueOf(rowsAdded));
+      r.setProperty(k + "table_rows", String.valueOf(tableRows));
+      r.setProperty(k + "peak_heap_mb", String.valueOf(peak >> 20));
+      r.setProperty(k + "peak_heap_after_gc_mb", String.valueOf(peakAfterGc >> 20));
+      r.setProperty(k + "gcs", String.valueOf(gcs));
+      r.setProperty(k + "retained_mb", String.valueOf(retained >> 20));
+      r.setProperty("merges_done", String.valueOf(b));
+      r.setProperty("vmhwm_mb", String.valueOf(vmKb("VmHWM") / 1024));
+      store(r, resultFile); // after every merge: an OutOfMemoryError later keeps what was measured
+      System.out.printf(Locale.ROOT,
+          "lakesink merge %d: %.2f s (read+merge+write %.2f s, commit %.2f s), rewrote %,d rows in %d files, wrote %,d rows in %d files,"
+              + " table %,d rows; heap peak %,d MB, after GC %,d MB (%d GCs), retained after merge %,d MB%n",
+          b, (end - start) / 1e9, (phases.beforeCommit - phases.beforeWrite) / 1e9, (end - phases.beforeCommit) / 1e9,
+          rowsRemoved, filesRemoved, rowsAdded, filesAdded, tableRows, peak >> 20, peakAfterGc >> 20, gcs, retained >> 20);
+    }
+    System.out.printf(Locale.ROOT, "lakesink JVM peak RSS %,d MB%n", vmKb("VmHWM") / 1024);
+  }
+
+  private static void limit(Map<String, String> o) throws IOException {
+    Path dir = Path.of(o.get("dir"));
+    Path resultFile = dir.resolve("limit.properties");
+    TableStorage storage = new LocalStorage(dir.resolve("limit-probe"), "");
+    copyTree(new LocalStorage(lakesinkRoot(dir), "").tableLocation(TABLE), Path.of(java.net.URI.create(storage.tableLocation(TABLE))));
+    DeltaTable table = new DeltaTable(KernelEngine.create(storage), storage.tableLocation(TABLE));
+    Subscription subscription = new Subscription(TOPIC, TABLE, DeliveryMode.MERGE, List.of("id"), SourceFormat.JSON, false);
+    MergeDelivery delivery = new MergeDelivery(subscription, table, null,
+        DeliveryContext.of(FlushPolicy.DEFAULT, new QuarantineStore(storage)), MergeSettings.DEFAULT);
+    events(dir, 1, 0).forEach(delivery::accept);
+    Properties r = new Properties();
+    // Written first: if the merge runs out of heap, bench/run reports that it was let through.
+    r.setProperty("outcome", "accepted, then the JVM exited (see the log)");
+    store(r, resultFile);
+    long start = System.nanoTime();
+    try {
+      delivery.flush();
+      r.setProperty("outcome", String.format(Locale.ROOT, "accepted (merged in %.1f s)", (System.nanoTime() - start) / 1e9));
+    } catch (TableFailureException e) {
+      r.setProperty("outcome", "refused: " + e.getMessage().replaceAll("\\s+", " "));
+    }
+    store(r, resultFile);
+    System.out.println("Default limit (" + MergeSettings.DEFAULT_SCAN_LIMIT_MB + " MiB): " + r.getProperty("outcome"));
+  }
+
+  /** A batch table read back as change events, as the Kafka decoders would hand them over. */
+  private static List<ChangeEvent> events(Path dir, int b, long firstOffset) {
+    TableStorage batches = new LocalStorage(dir.resolve("batches"), "");
+    DeltaTable t = new DeltaTable(KernelEngine.create(batches), batches.tableLocation(batchName(b)));
+    RowSchema schema = new RowSchema(SOURCE_COLUMNS, true);
+    List<ChangeEvent> events = new ArrayList<>();
+    long offset = firstOffset;
+    for (Map<String, Object> row : DeltaTableReader.readAll(t)) {
+      Object[] values = new Object[SOURCE_COLUMNS.size()];
+      for (int c = 0; c < values.length; c++) {
+        values[c] = row.get(SOURCE_COLUMNS.get(c).name());
+      }
+      events.add(new ChangeEvent(new SourcePosition(TOPIC, 0, offset++), Operation.fromCode((String) row.get("__op")),
+          (Long) row.get("__ts_ms"), schema, values, List.of("id"), 400));
+    }
+    return events;
+  }
+
+  private static Map<String, TableFile> byPath(List<TableFile> files) {
+    Map<String, TableFile> m = new HashMap<>();
+    files.forEach(f -> m.put(f.path(), f));
+    return m;
+  }
+
+  /** Copies a local table directory (log and data files; paths in the log are relative). */
+  private static void copyTree(String location, Path target) throws IOException {
+    Path source = Path.of(java.net.URI.create(location));
+    try (Stream<Path> all = Files.walk(source)) {
+      for (Path p : all.toList()) {
+        Path to = target.resolve(source.relativize(p).toString());
+        if (Files.isDirectory(p)) {
+          Files.createDirectories(to);
+        } else {
+          Files.copy(p, to, StandardCopyOption.COPY_ATTRIBUTES);
+        }
+      }
+    } catch (UncheckedIOException e) {
+      throw e.getCause();
+    }
+  }
+
+  // ------------------------------------------------------------------ report
+
+  private static void report(Map<String, String> o) throws IOException {
+    Path dir = Path.of(o.get("results"));
+    Properties prep = load(dir.resolve("prepare.properties"));
+    Properties ls = load(dir.resolve("lakesink.properties"));
+    Properties sp = load(dir.resolve("spark.properties"));
+    int batches = Integer.parseInt(prep.getProperty("batches", "0"));
+    long rows = Long.parseLong(prep.getProperty("rows", "0"));
+    System.out.println();
+    System.out.printf(Locale.ROOT, "MERGE: %d batches of %,d changes (%s updates, %s inserts, %s deletes in all) into a %,d-row table%n",
+        batches, Long.parseLong(prep.getProperty("batch_size", "0")), prep.getProperty("updates"), prep.getProperty("inserts"),
+        prep.getProperty("deletes"), rows);
+    System.out.printf(Locale.ROOT, "Starting table: %s files, %,d MB on disk (%.0f B/row), 12 columns (10 source columns keyed on id,"
+            + " plus lakesink's __op and __ts_ms), written by lakesink (Delta Kernel); delta-spark merges a copy of it.%n",
+        prep.getProperty("files"), Long.parseLong(prep.getProperty("table_bytes", "0")) >> 20,
+        Double.parseDouble(prep.getProperty("table_bytes", "0")) / Math.max(1, rows));
+    System.out.println();
+    System.out.println(String.format(Locale.ROOT, "%-6s | %10s %10s %7s | %13s %13s | %11s %11s | %15s %15s | %14s %14s | %12s %12s",
+        "merge", "lakesink s", "spark s", "ratio", "ls rows rewr.", "sp rows rewr.", "ls files -/+", "sp files -/+",
+        "ls heap peak MB", "sp heap peak MB", "ls after GC MB", "sp after GC MB", "ls kept MB", "sp kept MB"));
+    List<Double> lsTimes = new ArrayList<>();
+    List<Double> spTimes = new ArrayList<>();
+    for (int b = 1; b <= batches; b++) {
+      String k = "merge." + b + ".";
+      Double l = number(ls, k + "seconds");
+      Double s = number(sp, k + "seconds");
+      if (l != null) {
+        lsTimes.add(l);
+      }
+      if (s != null) {
+        spTimes.add(s);
+      }
+      System.out.println(String.format(Locale.ROOT, "%-6d | %10s %10s %7s | %13s %13s | %11s %11s | %15s %15s | %14s %14s | %12s %12s",
+          b, fmt(l, "%.2f"), fmt(s, "%.2f"), l == null || s == null ? "-" : String.format(Locale.ROOT, "%.2f×", l / s),
+          count(ls, k + "rows_rewritten"), count(sp, k + "rows_rewritten"),
+          ls.getProperty(k + "files_removed", "-") + "/" + ls.getProperty(k + "files_added", "-"),
+          sp.getProperty(k + "files_removed", "-") + "/" + sp.getProperty(k + "files_added", "-"),
+          count(ls, k + "peak_heap_mb"), count(sp, k + "peak_heap_mb"),
+          count(ls, k + "peak_heap_after_gc_mb"), count(sp, k + "peak_heap_after_gc_mb"),
+          count(ls, k + "retained_mb"), count(sp, k + "retained_mb")));
+    }
+    if (!lsTimes.isEmpty() && !spTimes.isEmpty()) {
+      double l = median(lsTimes);
+      double s = median(spTimes);
+      System.out.println(String.format(Locale.ROOT, "%-6s | %10.2f %10.2f %7s |", "median", l, s, String.format(Locale.ROOT, "%.2f×", l / s)));
+      if (lsTimes.size() > 2 && spTimes.size() > 2) {
+        // The first merge of each JVM also pays class loading and JIT (and Spark's planning caches).
+        l = median(lsTimes.subList(1, lsTimes.size()));
+        s = median(spTimes.subList(1, spTimes.size()));
+        System.out.println(String.format(Locale.ROOT, "%-6s | %10.2f %10.2f %7s |  (median without merge 1: warm JVMs)", "med 2+", l, s,
+            String.format(Locale.ROOT, "%.2f×", l / s)));
+      }
+    }
+    System.out.println();
+    System.out.println("ratio = lakesink time / delta-spark time (above 1: lakesink slower). rows rewr. = rows of the files each merge removed"
+        + " (lakesink: from the table's files before/after; delta-spark: numTargetRowsCopied + Updated + Deleted of the commit).");
+    System.out.println("heap peak = most heap in use during the merge (garbage included); after GC = most still in use after a collection"
+        + " during the merge (upper bound of the live data: what a smaller heap would have had to hold);"
+        + " kept = heap in use after a full GC once the merge is done (untimed).");
+    System.out.println("lakesink time = accept + flush (read candidate files, merge, write Parquet, commit); delta-spark time = the"
+        + " merge(...).execute() call on a local relation of the same changes (session start and reading the batch excluded).");
+    System.out.println();
+    System.out.println("lakesink JVM: " + ls.getProperty("jvm_args", "?") + "; peak RSS " + ls.getProperty("vmhwm_mb", "?") + " MB; merges done "
+        + ls.getProperty("merges_done", "0") + "/" + batches);
+    System.out.println("  size limit: MergeSettings.DEFAULT (" + MergeSettings.DEFAULT_SCAN_LIMIT_MB + " MiB) on this table → "
+        + ls.getProperty("default_limit", "?"));
+    System.out.println("  this benchmark raises it (MergeSettings.DEFAULT.withScanLimitMb(" + ls.getProperty("scan_limit_mb", "?")
+        + ")) so that any table size is measured. The limit exists because a copy-on-write merge holds the table in memory;"
+        + " docs/merge.md recommends mode: changelog for large tables.");
+    // The limit's estimate against what the merges actually needed.
+    long tableBytes = Long.parseLong(prep.getProperty("table_bytes", "0"));
+    long afterGc = 0;
+    for (int b = 1; b <= batches; b++) {
+      Double v = number(ls, "merge." + b + ".peak_heap_after_gc_mb");
+      afterGc = Math.max(afterGc, v == null ? 0 : v.longValue());
+    }
+    if (tableBytes > 0 && afterGc > 0) {
+      System.out.printf(Locale.ROOT, "  the limit estimates this table at %,d MB in memory (%,d MB on disk × 20); the merges kept up to %,d MB"
+              + " after a collection (%.0f× the on-disk size; includes the JVM's baseline)%n",
+          (tableBytes * 20) >> 20, tableBytes >> 20, afterGc, afterGc / (tableBytes / 1048576.0));
+    }
+    for (int b = 1; b <= batches; b++) {
+      String k = "merge." + b + ".";
+      if (ls.getProperty(k + "seconds") != null) {
+        System.out.printf(Locale.ROOT, "  merge %d: read+merge+write %.2f s, commit %.2f s; wrote %,d rows in %s files; table %,d rows; %s GCs%n",
+            b, number(ls, k + "read_merge_write_seconds"), number(ls, k + "commit_seconds"), Long.parseLong(ls.getProperty(k + "rows_written")),
+            ls.getProperty(k + "files_added"), Long.parseLong(ls.getProperty(k + "table_rows")), ls.getProperty(k + "gcs"));
+      }
+    }
+    if (!sp.isEmpty()) {
+      String sparkArgs = sp.getProperty("jvm_args", "?").replaceAll("\\s*--add-opens=\\S+", "") + " (and Spark's --add-opens)";
+      System.out.println("delta-spark JVM: " + sparkArgs + "; peak RSS " + sp.getProperty("vmhwm_mb", "?")
+          + " MB; session start " + fmt(number(sp, "session_seconds"), "%.1f") + " s (not counted); " + sp.getProperty("spark_conf", ""));
+      for (int b = 1; b <= batches; b++) {
+        String k = "merge." + b + ".";
+        if (sp.getProperty(k + "seconds") != null) {
+          System.out.printf(Locale.ROOT, "  merge %d: Delta's executionTimeMs %s, scanTimeMs %s, rewriteTimeMs %s; updated %s, inserted %s,"
+                  + " deleted %s, copied %s rows; table %s rows%n",
+              b, sp.getProperty(k + "executionTimeMs"), sp.getProperty(k + "scanTimeMs"), sp.getProperty(k + "rewriteTimeMs"),
+              sp.getProperty(k + "numTargetRowsUpdated"), sp.getProperty(k + "numTargetRowsInserted"),
+              sp.getProperty(k + "numTargetRowsDeleted"), sp.getProperty(k + "numTargetRowsCopied"), sp.getProperty(k + "table_rows"));
+        }
+      }
+      System.out.println("Cross-check (delta-spark reads both final tables): " + sp.getProperty("cross_check", "not run")
+          + "; expected " + prep.getProperty("final_rows_expected") + " rows");
+    } else {
+      System.out.println("delta-spark: no results (see the log above).");
+    }
+    String failed = load(dir.resolve("attempts.properties")).getProperty("failed");
+    if (failed != null && !failed.isBlank()) {
+      System.out.println();
+      System.out.println("Attempts that did not complete: " + failed);
+    }
+  }
+
+  private static Double number(Properties p, String key) {
+    String v = p.getProperty(key);
+    return v == null ? null : Double.parseDouble(v);
+  }
+
+  private static String fmt(Double v, String format) {
+    return v == null ? "-" : String.format(Locale.ROOT, format, v);
+  }
+
+  private static String count(Properties p, String key) {
+    String v = p.getProperty(key);
+    return v == null ? "-" : String.format(Locale.ROOT, "%,d", Long.parseLong(v));
+  }
+
+  private static double median(List<Double> values) {
+    List<Double> v = new ArrayList<>(values);
+    Collections.sort(v);
+    return v.size() % 2 == 1 ? v.get(v.size() / 2) : (v.get(v.size() / 2 - 1) + v.get(v.size() / 2)) / 2;
+  }
+}
