@@ -88,6 +88,21 @@ public final class Pipeline {
     };
   }
 
+  /**
+   * The size limit is an estimate of what a merge holds; it does not know the JVM's heap. A
+   * limit above half the heap lets through a merge that can run out of memory instead of being
+   * refused, so say so at start.
+   */
+  private static void warnIfMergeLimitExceedsHeap(WorkerConfig config) {
+    boolean merges = config.subscriptions().stream().anyMatch(s -> s.mode() == DeliveryMode.MERGE);
+    long heap = Runtime.getRuntime().maxMemory();
+    if (merges && config.merge().scanLimitBytes() > heap / 2) {
+      log.warn("The MERGE size limit ({} MiB) is more than half this worker's heap ({} MiB): a merge near the limit"
+          + " may run out of memory. Raise the heap (LAKESINK_JAVA_OPTS=-Xmx…) or lower DELTA_MERGE_SCAN_LIMIT_MB.",
+          config.merge().scanLimitBytes() >> 20, heap >> 20);
+    }
+  }
+
   /** One decoder per subscription; one registry client (and schema cache) for all of them. */
   private static Supplier<RecordDecoder> decoder(
       Subscription s, WorkerConfig config, Map<SchemaRegistrySettings, SchemaRegistryClient> registries) {
@@ -125,6 +140,7 @@ public final class Pipeline {
             viewSql(config, s));
       }
     }
+    warnIfMergeLimitExceedsHeap(config);
     Map<String, Object> props = new HashMap<>(config.kafka().properties());
     props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafka().bootstrapServers());
     props.put(ConsumerConfig.GROUP_ID_CONFIG, config.kafka().groupId());
