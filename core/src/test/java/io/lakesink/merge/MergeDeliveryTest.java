@@ -167,6 +167,41 @@ class MergeDeliveryTest {
   }
 
   @Test
+  void aConcurrentMergeThatRemovedTheSameFileIsDetectedAndTheBatchIsMergedAgain() {
+    LocalStorage storage = new LocalStorage(dir, "lakesink");
+    Subscription s = new Subscription("t", "items", DeliveryMode.MERGE, List.of("id"), SourceFormat.JSON, true);
+    MergeDelivery seed = delivery(List.of("id"), MergeSettings.DEFAULT);
+    for (long id = 0; id < 10; id++) {
+      seed.accept(event("t", 0, id, Operation.CREATE, 1L, row("id", id, "v", "a")));
+    }
+    seed.flush();
+    // B merges (and rewrites the only file) while A has written its files but not committed.
+    MergeDelivery b = new MergeDelivery(s, table(), null,
+        DeliveryContext.of(FlushPolicy.DEFAULT, new QuarantineStore(storage)).withClock(clock), MergeSettings.DEFAULT);
+    b.accept(event("t", 1, 0, Operation.UPDATE, 2L, row("id", 2L, "v", "from B")));
+    java.util.concurrent.atomic.AtomicBoolean once = new java.util.concurrent.atomic.AtomicBoolean();
+    io.lakesink.delivery.FlushHook raceB = (table, step) -> {
+      if (step == io.lakesink.delivery.FlushStep.BEFORE_COMMIT && once.compareAndSet(false, true)) {
+        b.flush();
+      }
+    };
+    List<Long> pauses = new java.util.ArrayList<>();
+    MergeDelivery a = new MergeDelivery(s, table(), null,
+        DeliveryContext.of(FlushPolicy.DEFAULT, new QuarantineStore(storage)).withClock(clock).withHook(raceB).withBackoff(pauses::add),
+        MergeSettings.DEFAULT);
+    a.accept(event("t", 0, 10, Operation.UPDATE, 2L, row("id", 7L, "v", "from A")));
+    a.flush();
+
+    assertTrue(a.state().delivering());
+    assertEquals(1, pauses.size(), "A's first commit lost the race and was merged again");
+    Map<Long, Object> v = DeltaTableReader.readAll(table()).stream()
+        .collect(Collectors.toMap(r -> (Long) r.get("id"), r -> r.get("v")));
+    assertEquals(10, v.size());
+    assertEquals("from B", v.get(2L), "B's change survived");
+    assertEquals("from A", v.get(7L), "A's change was not lost");
+  }
+
+  @Test
   void rowsWithAnEmptyKeyAreDroppedAndTiesGoToTheEventReadLast() {
     MergeDelivery d = delivery(List.of("id"), MergeSettings.DEFAULT);
     d.accept(event("t", 0, 0, Operation.CREATE, 5L, row("id", 1L, "v", "first")));
