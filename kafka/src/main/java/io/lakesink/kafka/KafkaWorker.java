@@ -57,6 +57,8 @@ public final class KafkaWorker implements AutoCloseable {
   private final Duration assignmentTimeout;
   private final Map<TopicPartition, Long> endOffsets = new HashMap<>();
   private final Map<String, Long> consumed = new HashMap<>();
+  /** Partitions paused while their table's flushes fail and are retried. */
+  private final java.util.Set<TopicPartition> heldBack = new java.util.HashSet<>();
   /** Partitions paused after a retryable decode failure, and when to read them again. */
   private final Map<TopicPartition, Long> retryAt = new HashMap<>();
   static final Duration DECODE_RETRY = Duration.ofSeconds(5);
@@ -265,9 +267,13 @@ public final class KafkaWorker implements AutoCloseable {
       pause(d);
       return;
     } catch (RetryableException e) {
-      log.warn("{}; will retry", e.getMessage());
+      // Keep the buffer, stop reading more for this table until a flush gets through: a long
+      // storage outage must not grow the buffer without bound.
+      log.warn("{}; will retry, reading of {} paused meanwhile", e.getMessage(), d.subscription().topic());
+      holdBack(d);
       return;
     }
+    release(d);
     if (committed.isEmpty()) {
       return;
     }
@@ -284,6 +290,31 @@ public final class KafkaWorker implements AutoCloseable {
       if (!offsets.isEmpty()) {
         consumer.commitSync(offsets);
       }
+    }
+  }
+
+  private void holdBack(TableDelivery d) {
+    for (TopicPartition tp : consumer.assignment()) {
+      if (tp.topic().equals(d.subscription().topic()) && !retryAt.containsKey(tp)) {
+        heldBack.add(tp);
+      }
+    }
+    consumer.pause(heldBack);
+  }
+
+  /** Resumes what {@link #holdBack} paused for this table, once a flush went through. */
+  private void release(TableDelivery d) {
+    List<TopicPartition> theirs = new ArrayList<>();
+    heldBack.removeIf(tp -> {
+      if (tp.topic().equals(d.subscription().topic())) {
+        theirs.add(tp);
+        return true;
+      }
+      return false;
+    });
+    theirs.removeIf(tp -> !consumer.assignment().contains(tp));
+    if (!theirs.isEmpty() && d.state().delivering()) {
+      consumer.resume(theirs);
     }
   }
 
@@ -330,6 +361,7 @@ public final class KafkaWorker implements AutoCloseable {
       for (TopicPartition tp : partitions) {
         endOffsets.remove(tp);
         retryAt.remove(tp);
+        heldBack.remove(tp);
       }
     }
 
@@ -341,6 +373,8 @@ public final class KafkaWorker implements AutoCloseable {
         TableDelivery d = byTopic.get(tp.topic());
         byTable.computeIfAbsent(d, x -> new ArrayList<>()).add(new SourcePartition(tp.topic(), tp.partition()));
         endOffsets.remove(tp);
+        retryAt.remove(tp);
+        heldBack.remove(tp);
       }
       byTable.forEach(TableDelivery::discard);
     }
