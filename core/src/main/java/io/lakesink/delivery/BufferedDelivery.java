@@ -195,8 +195,9 @@ public abstract class BufferedDelivery implements TableDelivery {
         fail(e);
         throw e;
       } catch (RuntimeException e) {
-        metrics.error(tableName(), CommitErrors.classify(e));
-        if (CommitErrors.classify(e) != ErrorKind.RETRYABLE) {
+        ErrorKind kind = CommitErrors.classify(e);
+        metrics.error(tableName(), kind);
+        if (kind != ErrorKind.RETRYABLE) {
           TableFailureException failure =
               new TableFailureException("Writing table " + tableName() + " failed: " + e.getMessage(), null, e);
           fail(failure);

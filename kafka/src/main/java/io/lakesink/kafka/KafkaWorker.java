@@ -145,10 +145,8 @@ public final class KafkaWorker implements AutoCloseable {
     List<WorkerStatus.Subscription> subs = new ArrayList<>();
     for (TableDelivery d : byTopic.values()) {
       Map<Integer, Long> lag = new java.util.TreeMap<>();
-      for (TopicPartition tp : consumer.assignment()) {
-        if (tp.topic().equals(d.subscription().topic())) {
-          consumer.currentLag(tp).ifPresent(l -> lag.put(tp.partition(), l));
-        }
+      for (TopicPartition tp : assigned(d)) {
+        consumer.currentLag(tp).ifPresent(l -> lag.put(tp.partition(), l));
       }
       subs.add(new WorkerStatus.Subscription(d.status(), Map.copyOf(lag), consumed.getOrDefault(d.subscription().topic(), 0L)));
     }
@@ -185,12 +183,7 @@ public final class KafkaWorker implements AutoCloseable {
         log.warn("Could not check the quarantine of {}: {}", d.tableName(), e.getMessage());
         continue;
       }
-      List<TopicPartition> theirs = new ArrayList<>();
-      for (TopicPartition tp : consumer.assignment()) {
-        if (tp.topic().equals(d.subscription().topic())) {
-          theirs.add(tp);
-        }
-      }
+      List<TopicPartition> theirs = assigned(d);
       Map<SourcePartition, Long> stored =
           d.storedOffsets(theirs.stream().map(tp -> new SourcePartition(tp.topic(), tp.partition())).toList());
       Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(new java.util.HashSet<>(theirs));
@@ -294,8 +287,8 @@ public final class KafkaWorker implements AutoCloseable {
   }
 
   private void holdBack(TableDelivery d) {
-    for (TopicPartition tp : consumer.assignment()) {
-      if (tp.topic().equals(d.subscription().topic()) && !retryAt.containsKey(tp)) {
+    for (TopicPartition tp : assigned(d)) {
+      if (!retryAt.containsKey(tp)) {
         heldBack.add(tp);
       }
     }
@@ -324,13 +317,18 @@ public final class KafkaWorker implements AutoCloseable {
   }
 
   private void pause(TableDelivery d) {
+    consumer.pause(assigned(d));
+  }
+
+  /** The partitions of this table's topic currently assigned to this worker. */
+  private List<TopicPartition> assigned(TableDelivery d) {
     List<TopicPartition> theirs = new ArrayList<>();
     for (TopicPartition tp : consumer.assignment()) {
       if (tp.topic().equals(d.subscription().topic())) {
         theirs.add(tp);
       }
     }
-    consumer.pause(theirs);
+    return theirs;
   }
 
   private boolean reachedEnd() {
