@@ -12,6 +12,7 @@ import io.lakesink.delivery.FlushHook;
 import io.lakesink.delivery.FlushPolicy;
 import io.lakesink.delivery.FlushStep;
 import io.lakesink.delta.AppendRequest;
+import io.lakesink.delta.CommitOffsets;
 import io.lakesink.delta.DeltaTable;
 import io.lakesink.delta.DeltaTableReader;
 import io.lakesink.delta.KernelEngine;
@@ -165,7 +166,7 @@ public final class MergeBench {
       }
       // MergeDelivery's own table property, so both engines see the table it would have created.
       table.commit(table.prepareAppend(
-          new AppendRequest(TABLE_COLUMNS, List.of(), Map.of(), chunk, Map.of(), Map.of("delta.checkpointInterval", "10"))));
+          new AppendRequest(TABLE_COLUMNS, List.of(), Map.of(), chunk, CommitOffsets.NONE, Map.of("delta.checkpointInterval", "10"))));
     }
     List<TableFile> files = table.files();
     long bytes = files.stream().mapToLong(TableFile::size).sum();
@@ -177,7 +178,7 @@ public final class MergeBench {
     for (int b = 1; b <= batches; b++) {
       List<Object[]> changes = workload.batch(b, batchSize);
       DeltaTable t = new DeltaTable(KernelEngine.create(batchStorage), batchStorage.tableLocation(batchName(b)));
-      t.commit(t.prepareAppend(new AppendRequest(TABLE_COLUMNS, List.of(), Map.of(), changes, Map.of(), Map.of())));
+      t.commit(t.prepareAppend(new AppendRequest(TABLE_COLUMNS, List.of(), Map.of(), changes, CommitOffsets.NONE, Map.of())));
     }
     Properties r = new Properties();
     r.setProperty("rows", String.valueOf(rows));

@@ -11,6 +11,7 @@ import io.lakesink.app.Pipeline;
 import io.lakesink.app.config.ConfigLoader;
 import io.lakesink.app.config.WorkerConfig;
 import io.lakesink.delta.AppendRequest;
+import io.lakesink.delta.CommitOffsets;
 import io.lakesink.delta.DeltaTable;
 import io.lakesink.delta.KernelEngine;
 import io.lakesink.event.Column;
@@ -149,7 +150,7 @@ public final class StorageCostBench {
     List<Long> commit = new ArrayList<>();
     for (int i = 0; i <= commits; i++) {
       AppendRequest request = new AppendRequest(
-          columns, List.of(), Map.of(), List.<Object[]>of(new Object[] {(long) i}), Map.of("bench-probe", (long) i + 1), Map.of());
+          columns, List.of(), Map.of(), List.<Object[]>of(new Object[] {(long) i}), new CommitOffsets(Map.of("bench-probe", (long) i + 1), Map.of()), Map.of());
       long t0 = System.nanoTime();
       DeltaTable.PreparedAppend prepared = table.prepareAppend(request);
       long t1 = System.nanoTime();

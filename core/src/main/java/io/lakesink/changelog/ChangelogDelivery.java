@@ -4,6 +4,7 @@ import io.lakesink.config.Subscription;
 import io.lakesink.delivery.BufferedDelivery;
 import io.lakesink.delivery.DeliveryContext;
 import io.lakesink.delta.AppendRequest;
+import io.lakesink.delta.CommitOffsets;
 import io.lakesink.delta.DeltaTable;
 import io.lakesink.event.ChangeEvent;
 import io.lakesink.event.Column;
@@ -31,11 +32,11 @@ public final class ChangelogDelivery extends BufferedDelivery {
   }
 
   @Override
-  protected long write(List<ChangeEvent> events, Map<String, Long> transactionIds) {
+  protected long write(List<ChangeEvent> events, CommitOffsets offsets) {
     LocalDate today = LocalDate.ofInstant(clock.instant(), ZoneOffset.UTC);
     List<Column> existing = table.columns().orElse(List.of());
     ChangelogRows rows = new ChangelogRows(tableName(), existing, events);
-    AppendRequest request = rows.request(events, today, transactionIds, tableProperties());
+    AppendRequest request = rows.request(events, today, offsets, tableProperties());
     DeltaTable.PreparedAppend prepared = table.prepareAppend(request);
     beforeCommit();
     return table.commit(prepared);

@@ -2,6 +2,7 @@ package io.lakesink.changelog;
 
 import io.lakesink.delivery.RowLayout;
 import io.lakesink.delta.AppendRequest;
+import io.lakesink.delta.CommitOffsets;
 import io.lakesink.event.ChangeEvent;
 import io.lakesink.event.Column;
 import java.time.LocalDate;
@@ -27,7 +28,7 @@ final class ChangelogRows {
   }
 
   AppendRequest request(
-      List<ChangeEvent> events, LocalDate ingestDate, Map<String, Long> transactionIds, Map<String, String> properties) {
+      List<ChangeEvent> events, LocalDate ingestDate, CommitOffsets offsets, Map<String, String> properties) {
     int op = layout.slot(ChangelogColumns.OP);
     int deleted = layout.slot(ChangelogColumns.DELETED);
     int ts = layout.slot(ChangelogColumns.TS_MS);
@@ -50,7 +51,7 @@ final class ChangelogRows {
         ChangelogColumns.PARTITION_COLUMNS,
         Map.of(ChangelogColumns.INGEST_DATE, ingestDate),
         rows,
-        transactionIds,
+        offsets,
         properties);
   }
 }

@@ -3,6 +3,8 @@ package io.lakesink.delivery;
 import io.lakesink.catalog.CatalogSync;
 import io.lakesink.config.Subscription;
 import io.lakesink.delta.CommitErrors;
+import io.lakesink.delta.CommitFencedException;
+import io.lakesink.delta.CommitOffsets;
 import io.lakesink.delta.DeltaTable;
 import io.lakesink.error.ErrorKind;
 import io.lakesink.error.RetryableException;
@@ -36,6 +38,10 @@ import org.slf4j.LoggerFactory;
 public abstract class BufferedDelivery implements TableDelivery {
   private static final Logger log = LoggerFactory.getLogger(BufferedDelivery.class);
   public static final int MAX_ATTEMPTS = 6;
+  /** Fenced commits retried at once within one flush; each one means another writer progressed. */
+  static final int MAX_FENCED = 20;
+  /** After a flush gave up on a transient failure, how long until the next try. */
+  public static final Duration RETRY_AFTER = Duration.ofSeconds(2);
 
   private final Subscription subscription;
   protected final DeltaTable table;
@@ -50,17 +56,15 @@ public abstract class BufferedDelivery implements TableDelivery {
   private final TableQuarantine quarantine;
   private final CatalogSync catalog;
 
-  private final List<ChangeEvent> buffer = new ArrayList<>();
-  private long bufferedBytes;
-  private long oldestMillis;
-  /** Next offset to read per partition, for everything buffered or skipped since the last commit. */
-  private final Map<SourcePartition, Long> pending = new LinkedHashMap<>();
+  private final EventBuffer buffer = new EventBuffer();
   /** Next offset per partition as last read from, or committed to, the log. */
   private final Map<SourcePartition, Long> stored = new HashMap<>();
   private DeliveryState state;
   private long lastVersion = -1;
   private Instant lastCommitAt;
   private long rowsDelivered;
+  /** After a flush gave up on a transient failure: not before this time again. */
+  private long retryNotBefore;
 
   protected BufferedDelivery(Subscription subscription, DeltaTable table, DeltaTable sibling, DeliveryContext context) {
     this.subscription = subscription;
@@ -134,19 +138,13 @@ public abstract class BufferedDelivery implements TableDelivery {
       // Re-read after a restart whose source position lagged the log: the table has it.
       return;
     }
-    ChangeEvent event = mapping.apply(source);
-    if (buffer.isEmpty()) {
-      oldestMillis = clock.millis();
-    }
-    buffer.add(event);
-    bufferedBytes += event.sizeBytes();
-    advance(event.position());
+    buffer.add(mapping.apply(source), clock.millis());
   }
 
   @Override
   public void skip(SourcePosition position) {
     if (!alreadyStored(position)) {
-      advance(position);
+      buffer.cover(position);
     }
   }
 
@@ -155,45 +153,51 @@ public abstract class BufferedDelivery implements TableDelivery {
     return next != null && p.offset() < next;
   }
 
-  private void advance(SourcePosition p) {
-    pending.merge(new SourcePartition(p.topic(), p.partition()), p.offset() + 1, Math::max);
-  }
-
   @Override
   public boolean flushDue(long nowMillis) {
-    return state.delivering() && policy.due(buffer.size(), bufferedBytes, oldestMillis, nowMillis);
+    return state.delivering() && nowMillis >= retryNotBefore
+        && policy.due(buffer.size(), buffer.bytes(), buffer.oldestMillis(), nowMillis);
   }
 
   /** The events buffered since the last commit, oldest first. */
   protected final List<ChangeEvent> buffered() {
-    return buffer;
+    return buffer.events();
   }
 
   @Override
-  public Map<SourcePartition, Long> flush() {
+  public Map<SourcePartition, Long> flush(long deadlineMillis) {
     if (!state.delivering() || buffer.isEmpty()) {
       // Skipped positions alone (tombstones) ride along with the next commit: re-reading a
       // tombstone after a restart is harmless, an empty commit per tombstone is not.
       return Map.of();
     }
     RuntimeException last = null;
-    for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    int failures = 0;
+    for (int fenced = 0; fenced <= MAX_FENCED; ) {
       try {
         if (last != null) {
           // Before writing again, learn what the failed attempt left in the log: an attempt
-          // whose outcome looked failed may have landed.
-          Map<SourcePartition, Long> attempted = Map.copyOf(pending);
+          // whose outcome looked failed may have landed, another writer may have committed.
+          Map<SourcePartition, Long> attempted = buffer.next();
           table.refresh();
           dropCommitted();
           if (buffer.isEmpty()) {
-            pending.clear();
+            buffer.clear();
             return attempted;
           }
         }
-        return attemptFlush();
+        Map<SourcePartition, Long> committed = attemptFlush();
+        retryNotBefore = 0;
+        return committed;
       } catch (TableFailureException e) {
         fail(e);
         throw e;
+      } catch (CommitFencedException e) {
+        // Another writer (the partition's new owner, a worker that lost it, another deployment)
+        // committed some of these offsets: drop them from the buffer at once and go on.
+        log.info("{}; dropping what it delivered and committing the rest", e.getMessage());
+        last = e;
+        fenced++;
       } catch (RuntimeException e) {
         ErrorKind kind = CommitErrors.classify(e);
         metrics.error(tableName(), kind);
@@ -204,32 +208,39 @@ public abstract class BufferedDelivery implements TableDelivery {
           throw failure;
         }
         last = e;
-        log.warn("Flush of {} failed (attempt {}/{}), retrying: {}", tableName(), attempt, MAX_ATTEMPTS, e.toString());
-        if (attempt < MAX_ATTEMPTS) {
-          pause(100L << Math.min(attempt, 7));
+        failures++;
+        if (failures >= MAX_ATTEMPTS) {
+          break;
         }
+        long wait = 100L << Math.min(failures, 7);
+        if (clock.millis() + wait > deadlineMillis) {
+          // Kafka evicts a consumer that does not poll in time: give the poll loop back, keep
+          // the buffer, and try again after the next poll.
+          break;
+        }
+        log.warn("Flush of {} failed (attempt {}/{}), retrying: {}", tableName(), failures, MAX_ATTEMPTS, e.toString());
+        pause(wait);
       }
     }
+    retryNotBefore = clock.millis() + RETRY_AFTER.toMillis();
     throw new RetryableException(
-        "Flush of " + tableName() + " still failing after " + MAX_ATTEMPTS + " attempts; buffered rows are kept and retried", last);
+        "Flush of " + tableName() + " did not go through after " + failures + " attempts (last: " + last
+            + "); buffered rows are kept and retried in " + RETRY_AFTER.toSeconds() + " s", last);
   }
 
   private Map<SourcePartition, Long> attemptFlush() {
     hook.at(tableName(), FlushStep.BEFORE_WRITE);
-    Map<String, Long> txnIds = new LinkedHashMap<>();
-    pending.forEach((p, next) -> txnIds.put(p.applicationId(), next));
     long started = System.nanoTime();
-    long version = write(List.copyOf(buffer), txnIds);
-    log.info(
-        "Committed {} events to {} as version {} ({})",
-        buffer.size(), tableName(), version, pending);
-    metrics.committed(tableName(), buffer.size(), bufferedBytes, Duration.ofNanos(System.nanoTime() - started));
+    int events = buffer.size();
+    long version = write(List.copyOf(buffer.events()), buffer.offsets());
+    Map<SourcePartition, Long> committed = buffer.next();
+    log.info("Committed {} events to {} as version {} ({})", events, tableName(), version, committed);
+    metrics.committed(tableName(), events, buffer.bytes(), Duration.ofNanos(System.nanoTime() - started));
     lastVersion = version;
     lastCommitAt = clock.instant();
-    rowsDelivered += buffer.size();
-    Map<SourcePartition, Long> committed = Map.copyOf(pending);
+    rowsDelivered += events;
     stored.putAll(committed);
-    clear();
+    buffer.clear();
     syncCatalog();
     return committed;
   }
@@ -239,7 +250,7 @@ public abstract class BufferedDelivery implements TableDelivery {
    * Called with the events in the order they were read; call {@link #beforeCommit} once the
    * files are written and just before committing.
    */
-  protected abstract long write(List<ChangeEvent> events, Map<String, Long> transactionIds);
+  protected abstract long write(List<ChangeEvent> events, CommitOffsets offsets);
 
   /** Marks the step between written files and the commit (where tests inject crashes). */
   protected final void beforeCommit() {
@@ -249,12 +260,9 @@ public abstract class BufferedDelivery implements TableDelivery {
   /** The Delta table properties a mode creates its table with. */
   protected abstract Map<String, String> tableProperties();
 
-  /** After a failed attempt: drops what the log already holds. */
+  /** After a failed or fenced attempt: drops what the log already holds. */
   private void dropCommitted() {
-    storedOffsets(pending.keySet());
-    buffer.removeIf(e -> alreadyStored(e.position()));
-    pending.entrySet().removeIf(en -> stored.getOrDefault(en.getKey(), -1L) >= en.getValue());
-    bufferedBytes = buffer.stream().mapToLong(ChangeEvent::sizeBytes).sum();
+    buffer.dropStored(storedOffsets(buffer.next().keySet()));
   }
 
   private void pause(long millis) {
@@ -268,9 +276,9 @@ public abstract class BufferedDelivery implements TableDelivery {
 
   @Override
   public void discard(Collection<SourcePartition> partitions) {
-    buffer.removeIf(e -> partitions.contains(new SourcePartition(e.position().topic(), e.position().partition())));
-    partitions.forEach(pending::remove);
-    bufferedBytes = buffer.stream().mapToLong(ChangeEvent::sizeBytes).sum();
+    buffer.discard(partitions);
+    // Whoever reads these partitions next starts from the log: what we knew of it is stale.
+    partitions.forEach(stored::remove);
   }
 
   @Override
@@ -288,6 +296,7 @@ public abstract class BufferedDelivery implements TableDelivery {
       log.info("Table {} was released from quarantine by an operator; resuming from its stored offsets", tableName());
       state = new DeliveryState.Healthy();
       stored.clear();
+      table.forgetIdentity();
       return true;
     }
     return false;
@@ -311,8 +320,6 @@ public abstract class BufferedDelivery implements TableDelivery {
 
   private void clear() {
     buffer.clear();
-    pending.clear();
-    bufferedBytes = 0;
   }
 
   @Override

@@ -41,7 +41,16 @@ public interface TableDelivery {
    *
    * @throws TableFailureException when the table cannot take the rows; the table is then failed
    */
-  Map<SourcePartition, Long> flush();
+  default Map<SourcePartition, Long> flush() {
+    return flush(Long.MAX_VALUE);
+  }
+
+  /**
+   * Like {@link #flush()}, but gives up retrying (keeping the buffer, with a
+   * {@link io.lakesink.error.RetryableException}) rather than run past {@code deadlineMillis}:
+   * the source must get back to polling in time.
+   */
+  Map<SourcePartition, Long> flush(long deadlineMillis);
 
   /** Drops the buffered events of these partitions (they were revoked without a flush). */
   void discard(Collection<SourcePartition> partitions);

@@ -12,7 +12,7 @@ import java.util.Map;
  * @param partitionColumns partition columns, used when the table is created
  * @param partitionValues one value per partition column: every row of a request shares them
  * @param rows values aligned with {@code columns}; rows may be shorter (missing tail is null)
- * @param transactionIds application id → version, committed atomically with the rows
+ * @param offsets the source offsets the rows cover, committed atomically with them
  * @param tableProperties Delta table properties, used when the table is created
  */
 public record AppendRequest(
@@ -20,5 +20,5 @@ public record AppendRequest(
     List<String> partitionColumns,
     Map<String, Object> partitionValues,
     List<Object[]> rows,
-    Map<String, Long> transactionIds,
+    CommitOffsets offsets,
     Map<String, String> tableProperties) {}

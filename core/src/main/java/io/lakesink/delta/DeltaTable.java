@@ -11,6 +11,8 @@ import io.delta.kernel.TransactionCommitResult;
 import io.delta.kernel.data.FilteredColumnarBatch;
 import io.delta.kernel.data.Row;
 import io.delta.kernel.engine.Engine;
+import io.delta.kernel.exceptions.ConcurrentWriteException;
+import io.delta.kernel.exceptions.MaxCommitRetryLimitReachedException;
 import io.delta.kernel.exceptions.TableAlreadyExistsException;
 import io.delta.kernel.exceptions.TableNotFoundException;
 import io.delta.kernel.expressions.Column;
@@ -23,10 +25,12 @@ import io.delta.kernel.internal.actions.AddFile;
 import io.delta.kernel.internal.actions.SetTransaction;
 import io.delta.kernel.internal.actions.SingleAction;
 import io.delta.kernel.transaction.DataLayoutSpec;
-import io.delta.kernel.transaction.UpdateTableTransactionBuilder;
 import io.delta.kernel.utils.CloseableIterable;
 import io.delta.kernel.utils.CloseableIterator;
 import io.delta.kernel.utils.DataFileStatus;
+import io.delta.kernel.utils.FileStatus;
+import io.lakesink.error.Errors;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -51,15 +55,18 @@ public final class DeltaTable {
   private static final Logger log = LoggerFactory.getLogger(DeltaTable.class);
   static final String ENGINE_INFO = "lakesink";
   /**
-   * Kernel retries a failed commit at once, without backoff (200 times by default). Keep its
-   * quick retries for conflicts with concurrent appends and short blips; longer outages are
-   * retried with backoff by the delivery, which re-reads the log first.
+   * How many times a blind append is rebased onto commits that won the race before the delivery
+   * is told (it then re-reads the log and tries again). I/O failures are retried with backoff
+   * by the delivery, which re-reads the log first.
    */
-  public static final int KERNEL_COMMIT_RETRIES = 10;
+  public static final int MAX_REBASES = 10;
 
   private final Engine engine;
   private final String location;
   private Snapshot snapshot; // the latest state we know of; null until loaded or when absent
+  /** The Delta table id this location held when first seen; a different one is another table. */
+  private String tableId;
+  private long lastSeenVersion = -1;
 
   public DeltaTable(Engine engine, String location) {
     this.engine = engine;
@@ -79,16 +86,66 @@ public final class DeltaTable {
     snapshot = null;
   }
 
-  /** The latest snapshot, or empty when the table does not exist yet. */
+  /**
+   * Forgets which table this location held, so that a table created anew there (after an
+   * operator deleted the old one and released the quarantine) is accepted.
+   */
+  public void forgetIdentity() {
+    tableId = null;
+    snapshot = null;
+  }
+
+  /**
+   * The latest snapshot, or empty when the table does not exist yet.
+   *
+   * @throws TableFailureException when the table this object wrote or read before is gone or
+   *     was replaced by another table (a different table id) at the same location
+   */
   Optional<Snapshot> snapshot() {
     if (snapshot == null) {
+      Snapshot loaded;
       try {
-        snapshot = TableManager.loadSnapshot(location).build(engine);
+        loaded = TableManager.loadSnapshot(location).build(engine);
       } catch (TableNotFoundException e) {
+        if (tableId != null) {
+          throw Errors.deltaLogVanished(location, lastSeenVersion);
+        }
         return Optional.empty();
       }
+      String id = ((SnapshotImpl) loaded).getMetadata().getId();
+      if (tableId != null && !tableId.equals(id)) {
+        throw Errors.deltaTableReplaced(location, tableId, id);
+      }
+      tableId = id;
+      remember(loaded);
     }
     return Optional.of(snapshot);
+  }
+
+  private void remember(Snapshot s) {
+    snapshot = s;
+    lastSeenVersion = Math.max(lastSeenVersion, s.getVersion());
+  }
+
+  /**
+   * Before committing on a cached snapshot: its commit file must still be in the log. A table
+   * deleted (or re-created shorter) under a running worker would otherwise get {@code N+1.json}
+   * in a log without {@code 0.json}, which no reader can read. One listing per commit.
+   */
+  private Snapshot verifyLog(Snapshot cached) {
+    String commitFile = String.format("%020d.json", cached.getVersion());
+    try (CloseableIterator<FileStatus> listed =
+        engine.getFileSystemClient().listFrom(location + "/_delta_log/" + commitFile)) {
+      if (listed.hasNext() && listed.next().getPath().endsWith("/" + commitFile)) {
+        return cached;
+      }
+    } catch (FileNotFoundException e) {
+      // the log directory itself is gone: re-read below
+    } catch (IOException e) {
+      throw new UncheckedIOException("listing the Delta log of " + location, e);
+    }
+    snapshot = null; // re-read: fails with the reason when the table is gone or was replaced
+    return snapshot().orElseThrow(() -> Errors.deltaLogVanished(location, lastSeenVersion));
   }
 
   public boolean exists() {
@@ -155,6 +212,8 @@ public final class DeltaTable {
   /**
    * Writes the request's Parquet files (creating the table first if needed) and returns what
    * {@link #commit} needs. Nothing is visible to readers until the commit.
+   *
+   * @throws CommitFencedException when the log already stores offsets past the batch's start
    */
   public PreparedAppend prepareAppend(AppendRequest request) {
     return prepareAppend(request, List.of());
@@ -162,60 +221,100 @@ public final class DeltaTable {
 
   /**
    * Like {@link #prepareAppend(AppendRequest)}, and the commit also removes {@code rewritten}:
-   * a copy-on-write rewrite. Kernel detects a concurrent commit that removed the same files.
+   * a copy-on-write rewrite, which is never rebased onto another writer's commit (the files it
+   * read may have changed): a concurrent commit makes it fail, to be planned again.
    */
   public PreparedAppend prepareAppend(AppendRequest request, List<TableFile> rewritten) {
-    Snapshot current = snapshot().orElseGet(() -> create(request));
+    Snapshot current = snapshot().map(this::verifyLog).orElseGet(() -> create(request));
+    fence(current, request.offsets());
     List<io.lakesink.event.Column> tableColumns = DeltaTypes.fromStruct(current.getSchema());
     boolean widened = request.columns().size() > tableColumns.size();
-
-    UpdateTableTransactionBuilder builder =
-        current.buildUpdateTableTransaction(ENGINE_INFO, Operation.STREAMING_UPDATE)
-            .withMaxRetries(KERNEL_COMMIT_RETRIES);
-    Iterator<Map.Entry<String, Long>> txnIds =
-        new LinkedHashMap<>(request.transactionIds()).entrySet().iterator();
-    // Kernel sets one transaction id per commit itself (and checks it for conflicts); the
-    // others are added as SetTransaction actions, as Delta's Flink sink does.
-    List<Row> actions = new ArrayList<>();
-    if (txnIds.hasNext()) {
-      Map.Entry<String, Long> first = txnIds.next();
-      builder = builder.withTransactionId(first.getKey(), first.getValue());
-    }
+    Transaction txn = startTransaction(current);
     long now = System.currentTimeMillis();
-    while (txnIds.hasNext()) {
-      Map.Entry<String, Long> id = txnIds.next();
-      actions.add(
-          SingleAction.createTxnSingleAction(
-              new SetTransaction(id.getKey(), id.getValue(), Optional.of(now)).toRow()));
-    }
-    Transaction txn = builder.build(engine);
-    if (widened) {
-      // Adding nullable columns at the end is a plain metaData action in the Delta protocol;
-      // Kernel's public API only allows it on column-mapping tables, which it cannot write.
-      var metadata = ((SnapshotImpl) current).getMetadata();
-      actions.add(
-          SingleAction.createMetadataSingleAction(
-              metadata.withNewSchema(DeltaTypes.toStruct(request.columns())).toRow()));
-    }
+    List<Row> dataActions = new ArrayList<>();
     for (TableFile f : rewritten) {
-      actions.add(SingleAction.createRemoveFileSingleAction(
+      dataActions.add(SingleAction.createRemoveFileSingleAction(
           new AddFile(f.scanRow.getStruct(InternalScanFileUtils.ADD_FILE_ORDINAL)).toRemoveFileRow(true, Optional.of(now))));
     }
     if (!request.rows().isEmpty()) {
-      actions.addAll(writeFiles(txn, request));
+      dataActions.addAll(writeFiles(txn, request));
     }
-    return new PreparedAppend(txn, actions, widened, request.rows().size());
+    Optional<Row> metadata = Optional.empty();
+    if (widened) {
+      // Adding nullable columns at the end is a plain metaData action in the Delta protocol;
+      // Kernel's public API only allows it on column-mapping tables, which it cannot write.
+      metadata = Optional.of(SingleAction.createMetadataSingleAction(
+          ((SnapshotImpl) current).getMetadata().withNewSchema(DeltaTypes.toStruct(request.columns())).toRow()));
+    }
+    return new PreparedAppend(
+        current, txn, request.offsets(), metadata, dataActions, rewritten.isEmpty() && !widened, request.rows().size());
   }
 
-  /** Commits a prepared append; returns the new table version. */
+  /**
+   * Kernel's own conflict resolution would rebase a commit over a concurrent one checking only
+   * the first transaction identifier, so it is off (no Kernel retries): {@link #commit} rebases
+   * by itself and checks every identifier.
+   */
+  private Transaction startTransaction(Snapshot base) {
+    return base.buildUpdateTableTransaction(ENGINE_INFO, Operation.STREAMING_UPDATE).withMaxRetries(0).build(engine);
+  }
+
+  /** Refuses a commit whose batch starts below what {@code base} already stores. */
+  private void fence(Snapshot base, CommitOffsets offsets) {
+    Map<String, Long> ahead = new LinkedHashMap<>();
+    offsets.from().forEach((appId, from) ->
+        base.getLatestTransactionVersion(engine, appId).filter(stored -> stored > from).ifPresent(v -> ahead.put(appId, v)));
+    if (!ahead.isEmpty()) {
+      throw new CommitFencedException(location, ahead);
+    }
+  }
+
+  /**
+   * Commits a prepared append; returns the new table version. When another writer committed
+   * first or the write failed, a blind append is rebased onto the latest log after checking
+   * every identifier again; any other commit fails, for the caller to plan again.
+   *
+   * @throws CommitFencedException when another writer committed some of the same offsets
+   */
   public long commit(PreparedAppend prepared) {
-    List<Row> actions = prepared.actions();
-    TransactionCommitResult result =
-        prepared.transaction().commit(engine, CloseableIterable.inMemoryIterable(toCloseableIterator(actions.iterator())));
-    // Kernel's post-commit snapshot carries the schema it started with: after widening, reload.
-    snapshot = prepared.widensSchema() ? null : result.getPostCommitSnapshot().orElse(null);
-    runHooks(result, prepared.widensSchema());
-    return result.getVersion();
+    PreparedAppend attempt = prepared;
+    for (int rebase = 0; ; rebase++) {
+      try {
+        TransactionCommitResult result = attempt.transaction().commit(engine, attempt.actions());
+        // Kernel's post-commit snapshot carries the schema it started with: after widening, reload.
+        snapshot = null;
+        if (!attempt.widensSchema()) {
+          result.getPostCommitSnapshot().ifPresent(this::remember);
+        }
+        lastSeenVersion = Math.max(lastSeenVersion, result.getVersion());
+        runHooks(result, attempt.widensSchema());
+        return result.getVersion();
+      } catch (MaxCommitRetryLimitReachedException e) {
+        // Another writer took the version, or the write failed (and may have landed): either
+        // way the log is read again, and the fence drops the commit if its offsets are there.
+        if (!attempt.rebaseable() || rebase >= MAX_REBASES) {
+          throw e;
+        }
+        log.debug("Commit to {} did not go through ({}); rebasing", location, e.getCause() == null ? e : e.getCause());
+        attempt = rebase(attempt);
+      }
+    }
+  }
+
+  /** The same files and offsets on top of the latest log, if the table did not change shape. */
+  private PreparedAppend rebase(PreparedAppend prepared) {
+    snapshot = null;
+    Snapshot latest = snapshot().orElseThrow(() -> Errors.deltaLogVanished(location, lastSeenVersion));
+    SnapshotImpl before = (SnapshotImpl) prepared.base();
+    SnapshotImpl after = (SnapshotImpl) latest;
+    if (!after.getSchema().equals(before.getSchema()) || !after.getProtocol().equals(before.getProtocol())
+        || !after.getPartitionColumnNames().equals(before.getPartitionColumnNames())) {
+      throw new ConcurrentWriteException("table " + location + " changed shape under a commit; planning it again");
+    }
+    fence(latest, prepared.offsets());
+    log.debug("Rebasing a commit to {} onto version {}", location, latest.getVersion());
+    return new PreparedAppend(
+        latest, startTransaction(latest), prepared.offsets(), prepared.metadata(), prepared.dataActions(), true, prepared.rows());
   }
 
   private Snapshot create(AppendRequest request) {
@@ -288,6 +387,34 @@ public final class DeltaTable {
     }
   }
 
-  /** Parquet files written and actions ready to commit. */
-  public record PreparedAppend(Transaction transaction, List<Row> actions, boolean widensSchema, int rows) {}
+  /**
+   * Parquet files written and actions ready to commit on {@code base}.
+   *
+   * @param rebaseable whether the commit may be moved onto a newer log (a blind append that
+   *     keeps the schema); a rewrite must be planned again instead
+   */
+  public record PreparedAppend(
+      Snapshot base,
+      Transaction transaction,
+      CommitOffsets offsets,
+      Optional<Row> metadata,
+      List<Row> dataActions,
+      boolean rebaseable,
+      int rows) {
+
+    public boolean widensSchema() {
+      return metadata.isPresent();
+    }
+
+    /** One {@code txn} action per source partition, then the schema change, then the files. */
+    CloseableIterable<Row> actions() {
+      long now = System.currentTimeMillis();
+      List<Row> all = new ArrayList<>();
+      offsets.ordered().forEach((appId, next) ->
+          all.add(SingleAction.createTxnSingleAction(new SetTransaction(appId, next, Optional.of(now)).toRow())));
+      metadata.ifPresent(all::add);
+      all.addAll(dataActions);
+      return CloseableIterable.inMemoryIterable(toCloseableIterator(all.iterator()));
+    }
+  }
 }

@@ -161,6 +161,33 @@ public final class Errors {
         cause);
   }
 
+  public static TableFailureException deltaLogVanished(String location, long lastVersion) {
+    return new TableFailureException(
+        "The Delta log at "
+            + location
+            + " is gone (lakesink last saw version "
+            + lastVersion
+            + "): the table was deleted while lakesink was writing it. lakesink never commits to"
+            + " a log that lost its history (readers could not read it). Restore the table, or, to"
+            + " start the table over from the offsets Kafka still holds, release the quarantine.",
+        null,
+        null);
+  }
+
+  public static TableFailureException deltaTableReplaced(String location, String expectedId, String foundId) {
+    return new TableFailureException(
+        "The Delta table at "
+            + location
+            + " was replaced by another table (table id "
+            + foundId
+            + ", lakesink wrote "
+            + expectedId
+            + "). lakesink does not write into a table it did not create; move the other table"
+            + " away, or release the quarantine to deliver into the new table from its stored offsets.",
+        null,
+        null);
+  }
+
   public static ConfigurationException missing(String key, String what) {
     return new ConfigurationException("Configuration key '" + key + "' is required: " + what + ".");
   }

@@ -6,6 +6,7 @@ import io.lakesink.delivery.BufferedDelivery;
 import io.lakesink.delivery.DeliveryContext;
 import io.lakesink.delivery.RowLayout;
 import io.lakesink.delta.AppendRequest;
+import io.lakesink.delta.CommitOffsets;
 import io.lakesink.delta.DeltaTable;
 import io.lakesink.delta.TableFile;
 import io.lakesink.error.Errors;
@@ -82,7 +83,7 @@ public final class MergeDelivery extends BufferedDelivery {
   }
 
   @Override
-  protected long write(List<ChangeEvent> events, Map<String, Long> transactionIds) {
+  protected long write(List<ChangeEvent> events, CommitOffsets offsets) {
     List<Column> existing = table.columns().orElse(List.of());
     RowLayout layout = new RowLayout(tableName(), existing, events, metadata);
     List<Object[]> rows = new ArrayList<>(events.size());
@@ -108,7 +109,7 @@ public final class MergeDelivery extends BufferedDelivery {
       mergeInto(layout, key, events, rows, out, rewritten);
     }
     resetStaging();
-    AppendRequest request = new AppendRequest(layout.columns(), List.of(), Map.of(), out, transactionIds, tableProperties());
+    AppendRequest request = new AppendRequest(layout.columns(), List.of(), Map.of(), out, offsets, tableProperties());
     DeltaTable.PreparedAppend prepared = table.prepareAppend(request, rewritten);
     beforeCommit();
     return table.commit(prepared);

@@ -74,7 +74,7 @@ class ChangelogRetryTest {
     ChangelogDelivery d = delivery();
     firstCommit(d);
     d.accept(event("t", 0, 1, Operation.CREATE, 2L, row("id", 1L)));
-    int kernelAttempts = DeltaTable.KERNEL_COMMIT_RETRIES + 1;
+    int kernelAttempts = DeltaTable.MAX_REBASES + 1;
     storage.failNextCommits(2 * kernelAttempts + 3, Fault.FAIL_BEFORE_WRITE);
     assertEquals(Map.of(new SourcePartition("t", 0), 2L), d.flush());
     assertEquals(2, rows().size());

@@ -10,6 +10,7 @@ import io.lakesink.error.RetryableException;
 import io.lakesink.error.SourcePosition;
 import io.lakesink.error.TableFailureException;
 import io.lakesink.event.ChangeEvent;
+import io.lakesink.kafka.PartitionPauses.Reason;
 import io.lakesink.kafka.decode.DecodeException;
 import io.lakesink.kafka.decode.RecordDecoder;
 import java.time.Clock;
@@ -23,11 +24,11 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -37,14 +38,22 @@ import org.slf4j.LoggerFactory;
 /**
  * The consumer loop: reads records, decodes them, hands them to each topic's table delivery,
  * flushes when due, and commits Kafka group offsets only after the Delta commit covering them.
- * On every partition assignment it seeks to the offset the table's Delta log stores, so the log,
- * not the consumer group, decides where reading resumes.
+ * Where reading resumes is decided by the table's Delta log ({@link #position}), not by the
+ * consumer group.
  *
- * <p>Single-threaded: one thread polls, decodes, writes and commits.
+ * <p>Single-threaded: one thread polls, decodes, writes and commits. Nothing a table, a record or
+ * an outside service does may end the loop: every failure is retried (the partitions paused
+ * meanwhile) or quarantines the one table it belongs to.
  */
 public final class KafkaWorker implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(KafkaWorker.class);
   private static final Duration POLL = Duration.ofMillis(200);
+  static final Duration DECODE_RETRY = Duration.ofSeconds(5);
+  static final Duration POSITION_RETRY = Duration.ofSeconds(5);
+  /** How often quarantined tables are checked for an operator's release. */
+  public static final Duration RELEASE_CHECK = Duration.ofSeconds(10);
+  /** Broker calls made while positioning partitions. */
+  private static final Duration BROKER_CALL = Duration.ofSeconds(15);
 
   /** A table's subscription topic with its decoder. */
   public record Route(TableDelivery delivery, Supplier<RecordDecoder> decoder) {}
@@ -55,18 +64,16 @@ public final class KafkaWorker implements AutoCloseable {
   private final FlushHook hook;
   private final Clock clock;
   private final Duration assignmentTimeout;
+  /** How long the loop may spend between polls: half of what Kafka allows before evicting us. */
+  private final long pollBudgetMillis;
   private final Map<TopicPartition, Long> endOffsets = new HashMap<>();
   private final Map<String, Long> consumed = new HashMap<>();
-  /** Partitions paused while their table's flushes fail and are retried. */
-  private final java.util.Set<TopicPartition> heldBack = new java.util.HashSet<>();
-  /** Partitions paused after a retryable decode failure, and when to read them again. */
-  private final Map<TopicPartition, Long> retryAt = new HashMap<>();
-  static final Duration DECODE_RETRY = Duration.ofSeconds(5);
+  final PartitionPauses pauses = new PartitionPauses();
   private volatile boolean stopping;
   private volatile WorkerStatus status = WorkerStatus.STARTING;
   private long nextReleaseCheck;
-  /** How often quarantined tables are checked for an operator's release. */
-  public static final Duration RELEASE_CHECK = Duration.ofSeconds(10);
+  private long lastPollMillis;
+  private boolean finalFlushFailed;
 
   public KafkaWorker(
       Map<String, Object> consumerProperties, List<Route> routes, FlushHook hook, Clock clock, Duration assignmentTimeout) {
@@ -74,11 +81,15 @@ public final class KafkaWorker implements AutoCloseable {
     props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
     props.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 8 << 20);
+    // Records of aborted producer transactions are never delivered.
+    props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     props.putAll(consumerProperties);
     // Not overridable: offsets are committed by hand, after the Delta commit.
     props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
     props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    this.pollBudgetMillis =
+        Long.parseLong(String.valueOf(props.getOrDefault(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, "300000"))) / 2;
     this.consumer = new KafkaConsumer<>(props);
     for (Route r : routes) {
       byTopic.put(r.delivery().subscription().topic(), r.delivery());
@@ -100,18 +111,21 @@ public final class KafkaWorker implements AutoCloseable {
    * reached the end offset it had when assigned. Flushes and commits before returning.
    */
   public WorkerResult run(boolean stopAtEnd) {
-    consumer.subscribe(byTopic.keySet(), new Rebalance());
+    consumer.subscribe(byTopic.keySet(), new RebalanceHandler(this));
     long deadline = clock.millis() + assignmentTimeout.toMillis();
     try {
       while (!stopping) {
         ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL);
+        lastPollMillis = clock.millis();
         for (ConsumerRecord<byte[], byte[]> record : records) {
           handle(record);
         }
         flushDue();
-        resumeRetries();
+        retryDecodes();
+        retryPositions();
         checkReleases();
-        byTopic.values().forEach(TableDelivery::maintain);
+        maintainTables();
+        pauses.apply(consumer);
         status = snapshot();
         if (stopAtEnd) {
           if (consumer.assignment().isEmpty()) {
@@ -129,11 +143,17 @@ public final class KafkaWorker implements AutoCloseable {
         throw e;
       }
     }
-    flushAll(true);
+    lastPollMillis = clock.millis();
+    finalFlushFailed = !flushAll();
     status = snapshot();
     Map<String, DeliveryState> states = new LinkedHashMap<>();
     byTopic.values().forEach(d -> states.put(d.tableName(), d.state()));
     return new WorkerResult(states);
+  }
+
+  /** Whether the flush that ends {@link #run} left events unwritten (a retryable failure). */
+  public boolean finalFlushFailed() {
+    return finalFlushFailed;
   }
 
   /** The latest snapshot; safe to call from any thread. */
@@ -153,18 +173,110 @@ public final class KafkaWorker implements AutoCloseable {
     return new WorkerStatus(clock.instant(), List.copyOf(subs));
   }
 
-  private void resumeRetries() {
-    long now = clock.millis();
-    List<TopicPartition> due = new ArrayList<>();
-    retryAt.forEach((tp, at) -> {
-      if (at <= now) due.add(tp);
-    });
-    due.forEach(retryAt::remove);
-    due.removeIf(tp -> !consumer.assignment().contains(tp) || !byTopic.get(tp.topic()).state().delivering());
-    consumer.resume(due);
+  private void handle(ConsumerRecord<byte[], byte[]> record) {
+    consumed.merge(record.topic(), 1L, Long::sum);
+    TableDelivery delivery = byTopic.get(record.topic());
+    TopicPartition tp = new TopicPartition(record.topic(), record.partition());
+    if (delivery == null || !delivery.state().delivering() || pauses.has(tp, Reason.DECODE_RETRY)
+        || pauses.has(tp, Reason.NO_POSITION)) {
+      // Records fetched before the partition was paused are left unread: it is re-read from
+      // its position when the pause ends.
+      return;
+    }
+    SourcePosition at = new SourcePosition(record.topic(), record.partition(), record.offset());
+    ChangeEvent event;
+    try {
+      event = decoders.get(record.topic()).decode(at, record.key(), record.value());
+    } catch (RetryableException e) {
+      // The record may be fine (the schema registry is unreachable): read it again later.
+      log.warn("Cannot decode {} yet, retrying in {}: {}", at, DECODE_RETRY, e.getMessage());
+      consumer.seek(tp, record.offset());
+      pauses.addUntil(tp, Reason.DECODE_RETRY, clock.millis() + DECODE_RETRY.toMillis());
+      pauses.apply(consumer);
+      return;
+    } catch (DecodeException | RuntimeException e) {
+      failTable(delivery, Errors.undecodable(delivery.tableName(), at, e.getMessage(), e));
+      return;
+    }
+    try {
+      if (event == null) {
+        delivery.skip(at);
+      } else {
+        delivery.accept(event);
+      }
+    } catch (TableFailureException e) {
+      failTable(delivery, e);
+    }
   }
 
-  /** Resumes quarantined tables an operator released, from the offsets their table stores. */
+  private void flushDue() {
+    long now = clock.millis();
+    for (TableDelivery d : byTopic.values()) {
+      if (d.flushDue(now)) {
+        flush(d);
+      }
+    }
+  }
+
+  /** Flushes every table; returns whether all of them got through. */
+  private boolean flushAll() {
+    boolean ok = true;
+    for (TableDelivery d : byTopic.values()) {
+      ok &= flush(d);
+    }
+    return ok;
+  }
+
+  /** Flushes one table and commits the group offsets; returns false when it must be retried. */
+  boolean flush(TableDelivery d) {
+    Map<SourcePartition, Long> committed;
+    try {
+      committed = d.flush(lastPollMillis + pollBudgetMillis);
+    } catch (TableFailureException e) {
+      pauses.add(assigned(d), Reason.QUARANTINED);
+      return true;
+    } catch (RetryableException e) {
+      // Keep the buffer, stop reading more for this table until a flush gets through: a long
+      // storage outage must not grow the buffer without bound.
+      log.warn("{}; reading of {} paused meanwhile", e.getMessage(), d.subscription().topic());
+      pauses.add(assigned(d), Reason.FLUSH_FAILING);
+      return false;
+    }
+    pauses.remove(assigned(d), Reason.FLUSH_FAILING);
+    if (committed.isEmpty()) {
+      return true;
+    }
+    hook.at(d.tableName(), FlushStep.AFTER_COMMIT);
+    commitGroupOffsets(committed);
+    return true;
+  }
+
+  /**
+   * The group offsets only serve lag monitoring (the Delta log decides where reading resumes),
+   * so a refused group commit (this member was evicted, a rebalance is under way) is logged and
+   * left to the next commit.
+   */
+  private void commitGroupOffsets(Map<SourcePartition, Long> committed) {
+    Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+    committed.forEach((p, next) -> {
+      TopicPartition tp = new TopicPartition(p.topic(), p.partition());
+      if (consumer.assignment().contains(tp)) {
+        offsets.put(tp, new OffsetAndMetadata(next));
+      }
+    });
+    if (offsets.isEmpty()) {
+      return;
+    }
+    try {
+      consumer.commitSync(offsets, BROKER_CALL);
+    } catch (WakeupException e) {
+      throw e;
+    } catch (KafkaException e) {
+      log.warn("Could not commit group offsets {} ({}); the Delta log holds them, the group catches up later", offsets, e.toString());
+    }
+  }
+
+  /** Quarantined tables an operator released resume from the offsets their table stores. */
   private void checkReleases() {
     long now = clock.millis();
     if (now < nextReleaseCheck) {
@@ -176,152 +288,111 @@ public final class KafkaWorker implements AutoCloseable {
         continue;
       }
       try {
-        if (!d.releaseIfAllowed()) {
-          continue;
+        if (d.releaseIfAllowed()) {
+          List<TopicPartition> theirs = assigned(d);
+          pauses.remove(theirs, Reason.QUARANTINED);
+          position(d, theirs);
         }
-      } catch (RetryableException e) {
-        log.warn("Could not check the quarantine of {}: {}", d.tableName(), e.getMessage());
-        continue;
+      } catch (RuntimeException e) {
+        log.warn("Could not check the quarantine of {}: {}", d.tableName(), e.toString());
       }
-      List<TopicPartition> theirs = assigned(d);
-      Map<SourcePartition, Long> stored =
-          d.storedOffsets(theirs.stream().map(tp -> new SourcePartition(tp.topic(), tp.partition())).toList());
-      Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(new java.util.HashSet<>(theirs));
-      for (TopicPartition tp : theirs) {
+    }
+  }
+
+  private void maintainTables() {
+    for (TableDelivery d : byTopic.values()) {
+      try {
+        d.maintain();
+      } catch (TableFailureException e) {
+        failTable(d, e);
+      } catch (RuntimeException e) {
+        log.warn("Maintenance of {} failed, retried on the next loop: {}", d.tableName(), e.toString());
+      }
+    }
+  }
+
+  private void retryDecodes() {
+    for (TopicPartition tp : pauses.due(Reason.DECODE_RETRY, clock.millis())) {
+      pauses.remove(tp, Reason.DECODE_RETRY);
+    }
+  }
+
+  private void retryPositions() {
+    Map<TableDelivery, List<TopicPartition>> byTable = new LinkedHashMap<>();
+    for (TopicPartition tp : pauses.due(Reason.NO_POSITION, clock.millis())) {
+      byTable.computeIfAbsent(byTopic.get(tp.topic()), x -> new ArrayList<>()).add(tp);
+    }
+    byTable.forEach(this::position);
+  }
+
+  /**
+   * Where reading resumes, the one rule: the offset the table's Delta log stores for the
+   * partition; a partition it has never seen starts at the group's committed offset, else at
+   * the earliest. A stored offset outside the partition quarantines the table (seeking there
+   * would make the consumer reset silently: a replay or a gap). When the log or the broker
+   * cannot be read, the partition stays paused and positioning is tried again.
+   */
+  void position(TableDelivery d, List<TopicPartition> tps) {
+    if (tps.isEmpty()) {
+      return;
+    }
+    if (!d.state().delivering()) {
+      pauses.add(tps, Reason.QUARANTINED);
+      return;
+    }
+    List<SourcePartition> ps = tps.stream().map(tp -> new SourcePartition(tp.topic(), tp.partition())).toList();
+    try {
+      Map<SourcePartition, Long> stored = d.storedOffsets(ps);
+      Map<TopicPartition, Long> ends = consumer.endOffsets(tps, BROKER_CALL);
+      Map<TopicPartition, Long> beginnings = consumer.beginningOffsets(tps, BROKER_CALL);
+      Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(new java.util.HashSet<>(tps), BROKER_CALL);
+      endOffsets.putAll(ends);
+      for (TopicPartition tp : tps) {
         Long next = stored.get(new SourcePartition(tp.topic(), tp.partition()));
+        if (next != null && next > ends.get(tp)) {
+          throw Errors.offsetsAheadOfTopic(d.tableName(), tp.toString(), next, ends.get(tp));
+        } else if (next != null && next < beginnings.get(tp)) {
+          throw Errors.offsetsBehindRetention(d.tableName(), tp.toString(), next, beginnings.get(tp));
+        }
+      }
+      for (TopicPartition tp : tps) {
+        Long next = stored.get(new SourcePartition(tp.topic(), tp.partition()));
+        OffsetAndMetadata group = committed.get(tp);
         if (next != null) {
           consumer.seek(tp, next);
-        } else if (committed.get(tp) != null) {
-          consumer.seek(tp, committed.get(tp).offset());
+        } else if (group != null) {
+          consumer.seek(tp, group.offset());
         } else {
           consumer.seekToBeginning(List.of(tp));
         }
+        pauses.remove(tp, Reason.NO_POSITION);
+        log.info("Assigned {} → {}, resuming at {}", tp, d.tableName(),
+            next != null ? "offset " + next + " (from the Delta log)" : group != null ? "the group's offset " + group.offset() : "the earliest offset");
       }
-      consumer.resume(theirs);
-    }
-  }
-
-  private void handle(ConsumerRecord<byte[], byte[]> record) {
-    consumed.merge(record.topic(), 1L, Long::sum);
-    TableDelivery delivery = byTopic.get(record.topic());
-    if (delivery == null || !delivery.state().delivering()) {
-      return; // a quarantined table's partitions are paused; records already fetched are left unread
-    }
-    TopicPartition tp = new TopicPartition(record.topic(), record.partition());
-    if (retryAt.containsKey(tp)) {
-      return; // waiting to re-read this partition from an earlier record
-    }
-    SourcePosition at = new SourcePosition(record.topic(), record.partition(), record.offset());
-    ChangeEvent event;
-    try {
-      event = decoders.get(record.topic()).decode(at, record.key(), record.value());
-    } catch (RetryableException e) {
-      // The record may be fine (the schema registry is unreachable): read it again later.
-      log.warn("Cannot decode {} yet, retrying in {}: {}", at, DECODE_RETRY, e.getMessage());
-      consumer.seek(tp, record.offset());
-      consumer.pause(List.of(tp));
-      retryAt.put(tp, clock.millis() + DECODE_RETRY.toMillis());
-      return;
-    } catch (DecodeException | RuntimeException e) {
-      failTable(delivery, Errors.undecodable(delivery.tableName(), at, e.getMessage(), e));
-      return;
-    }
-    if (event == null) {
-      delivery.skip(at);
-      return;
-    }
-    try {
-      delivery.accept(event);
     } catch (TableFailureException e) {
-      failTable(delivery, e);
-    }
-  }
-
-  private void flushDue() {
-    long now = clock.millis();
-    for (TableDelivery d : byTopic.values()) {
-      if (d.flushDue(now)) {
-        flush(d, true);
-      }
-    }
-  }
-
-  private void flushAll(boolean commitToKafka) {
-    for (TableDelivery d : byTopic.values()) {
-      flush(d, commitToKafka);
-    }
-  }
-
-  private void flush(TableDelivery d, boolean commitToKafka) {
-    Map<SourcePartition, Long> committed;
-    try {
-      committed = d.flush();
-    } catch (TableFailureException e) {
-      pause(d);
-      return;
-    } catch (RetryableException e) {
-      // Keep the buffer, stop reading more for this table until a flush gets through: a long
-      // storage outage must not grow the buffer without bound.
-      log.warn("{}; will retry, reading of {} paused meanwhile", e.getMessage(), d.subscription().topic());
-      holdBack(d);
-      return;
-    }
-    release(d);
-    if (committed.isEmpty()) {
-      return;
-    }
-    hook.at(d.tableName(), FlushStep.AFTER_COMMIT);
-    if (commitToKafka) {
-      Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-      committed.forEach(
-          (p, next) -> {
-            TopicPartition tp = new TopicPartition(p.topic(), p.partition());
-            if (consumer.assignment().contains(tp)) {
-              offsets.put(tp, new OffsetAndMetadata(next));
-            }
-          });
-      if (!offsets.isEmpty()) {
-        consumer.commitSync(offsets);
-      }
-    }
-  }
-
-  private void holdBack(TableDelivery d) {
-    for (TopicPartition tp : assigned(d)) {
-      if (!retryAt.containsKey(tp)) {
-        heldBack.add(tp);
-      }
-    }
-    consumer.pause(heldBack);
-  }
-
-  /** Resumes what {@link #holdBack} paused for this table, once a flush went through. */
-  private void release(TableDelivery d) {
-    List<TopicPartition> theirs = new ArrayList<>();
-    heldBack.removeIf(tp -> {
-      if (tp.topic().equals(d.subscription().topic())) {
-        theirs.add(tp);
-        return true;
-      }
-      return false;
-    });
-    theirs.removeIf(tp -> !consumer.assignment().contains(tp));
-    if (!theirs.isEmpty() && d.state().delivering()) {
-      consumer.resume(theirs);
+      failTable(d, e);
+    } catch (WakeupException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      log.warn("Cannot tell where to resume {} for {} yet, retrying in {}: {}", tps, d.tableName(), POSITION_RETRY, e.toString());
+      long at = clock.millis() + POSITION_RETRY.toMillis();
+      tps.forEach(tp -> pauses.addUntil(tp, Reason.NO_POSITION, at));
     }
   }
 
   private void failTable(TableDelivery d, TableFailureException e) {
-    d.fail(e);
-    pause(d);
-  }
-
-  private void pause(TableDelivery d) {
-    consumer.pause(assigned(d));
+    try {
+      d.fail(e);
+    } catch (RuntimeException saveFailed) {
+      // Recording the quarantine failed (storage down): the table is stopped all the same, and
+      // the record is written again when it is next quarantined.
+      log.error("Could not record the quarantine of {}: {}", d.tableName(), saveFailed.toString());
+    }
+    pauses.add(assigned(d), Reason.QUARANTINED);
   }
 
   /** The partitions of this table's topic currently assigned to this worker. */
-  private List<TopicPartition> assigned(TableDelivery d) {
+  List<TopicPartition> assigned(TableDelivery d) {
     List<TopicPartition> theirs = new ArrayList<>();
     for (TopicPartition tp : consumer.assignment()) {
       if (tp.topic().equals(d.subscription().topic())) {
@@ -331,6 +402,25 @@ public final class KafkaWorker implements AutoCloseable {
     return theirs;
   }
 
+  TableDelivery tableOf(TopicPartition tp) {
+    return byTopic.get(tp.topic());
+  }
+
+  /** Forgets what this worker kept about partitions it no longer owns. */
+  void forget(Collection<TopicPartition> tps) {
+    pauses.forget(tps);
+    tps.forEach(endOffsets::remove);
+  }
+
+  /** Applies pause decisions made inside a rebalance callback before poll fetches. */
+  void applyPauses() {
+    pauses.apply(consumer);
+  }
+
+  void pollingResumed() {
+    lastPollMillis = clock.millis();
+  }
+
   private boolean reachedEnd() {
     for (TopicPartition tp : consumer.assignment()) {
       TableDelivery d = byTopic.get(tp.topic());
@@ -338,7 +428,8 @@ public final class KafkaWorker implements AutoCloseable {
         continue;
       }
       Long end = endOffsets.get(tp);
-      if (retryAt.containsKey(tp) || (end != null && consumer.position(tp) < end)) {
+      if (pauses.has(tp, Reason.DECODE_RETRY) || pauses.has(tp, Reason.NO_POSITION)
+          || (end != null && consumer.position(tp) < end)) {
         return false;
       }
     }
@@ -348,68 +439,5 @@ public final class KafkaWorker implements AutoCloseable {
   @Override
   public void close() {
     consumer.close(Duration.ofSeconds(30));
-  }
-
-  private final class Rebalance implements ConsumerRebalanceListener {
-    @Override
-    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-      // Commit what we hold for these partitions while they are still ours; the next owner
-      // starts from the table's offsets, so nothing buffered here may be written later.
-      flushAll(true);
-      for (TopicPartition tp : partitions) {
-        endOffsets.remove(tp);
-        retryAt.remove(tp);
-        heldBack.remove(tp);
-      }
-    }
-
-    @Override
-    public void onPartitionsLost(Collection<TopicPartition> partitions) {
-      // Another member may already own them: drop, never write, what was buffered.
-      Map<TableDelivery, List<SourcePartition>> byTable = new HashMap<>();
-      for (TopicPartition tp : partitions) {
-        TableDelivery d = byTopic.get(tp.topic());
-        byTable.computeIfAbsent(d, x -> new ArrayList<>()).add(new SourcePartition(tp.topic(), tp.partition()));
-        endOffsets.remove(tp);
-        retryAt.remove(tp);
-        heldBack.remove(tp);
-      }
-      byTable.forEach(TableDelivery::discard);
-    }
-
-    @Override
-    public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-      Map<TableDelivery, List<SourcePartition>> byTable = new LinkedHashMap<>();
-      for (TopicPartition tp : partitions) {
-        byTable.computeIfAbsent(byTopic.get(tp.topic()), x -> new ArrayList<>())
-            .add(new SourcePartition(tp.topic(), tp.partition()));
-      }
-      Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
-      Map<TopicPartition, Long> beginnings = consumer.beginningOffsets(partitions);
-      endOffsets.putAll(ends);
-      byTable.forEach(
-          (d, ps) -> {
-            Map<SourcePartition, Long> stored = d.storedOffsets(ps);
-            for (SourcePartition p : ps) {
-              TopicPartition tp = new TopicPartition(p.topic(), p.partition());
-              Long next = stored.get(p);
-              if (next != null && d.state().delivering()) {
-                // Seeking outside the partition would make the consumer reset silently:
-                // a replay (duplicates) or a gap (lost events). Stop the table instead.
-                if (next > ends.get(tp)) {
-                  d.fail(Errors.offsetsAheadOfTopic(d.tableName(), p.toString(), next, ends.get(tp)));
-                } else if (next < beginnings.get(tp)) {
-                  d.fail(Errors.offsetsBehindRetention(d.tableName(), p.toString(), next, beginnings.get(tp)));
-                } else {
-                  consumer.seek(tp, next);
-                }
-              }
-              log.info("Assigned {} → {}, resuming at {}", p, d.tableName(), next != null ? "offset " + next + " (from the Delta log)" : "the group's committed offset or the earliest");
-            }
-            if (!d.state().delivering()) {
-              consumer.pause(ps.stream().map(p -> new TopicPartition(p.topic(), p.partition())).toList());
-            }
-          });
-    }
   }
 }

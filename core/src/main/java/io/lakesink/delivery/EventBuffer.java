@@ -1,0 +1,126 @@
+package io.lakesink.delivery;
+
+import io.lakesink.delta.CommitOffsets;
+import io.lakesink.error.SourcePosition;
+import io.lakesink.event.ChangeEvent;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The events one table buffered since its last commit, and the source range they cover per
+ * partition: from the first position read to the next offset to read. Positions that need no row
+ * (tombstones) are covered too, so a commit's offsets move past them.
+ *
+ * <p>Ranges are contiguous by construction: a partition is read in order from where the table's
+ * log (or the group) says, and a range only ever loses its head (what the log already holds) or
+ * all of it (a partition given up).
+ */
+final class EventBuffer {
+  private final List<ChangeEvent> events = new ArrayList<>();
+  private final Map<SourcePartition, Long> from = new LinkedHashMap<>();
+  private final Map<SourcePartition, Long> next = new LinkedHashMap<>();
+  private long bytes;
+  private long oldestMillis;
+
+  void add(ChangeEvent event, long nowMillis) {
+    if (events.isEmpty()) {
+      oldestMillis = nowMillis;
+    }
+    events.add(event);
+    bytes += event.sizeBytes();
+    cover(event.position());
+  }
+
+  /** Records that a position was read, with or without a row. */
+  void cover(SourcePosition p) {
+    SourcePartition partition = new SourcePartition(p.topic(), p.partition());
+    from.putIfAbsent(partition, p.offset());
+    next.merge(partition, p.offset() + 1, Math::max);
+  }
+
+  List<ChangeEvent> events() {
+    return events;
+  }
+
+  boolean isEmpty() {
+    return events.isEmpty();
+  }
+
+  int size() {
+    return events.size();
+  }
+
+  long bytes() {
+    return bytes;
+  }
+
+  long oldestMillis() {
+    return oldestMillis;
+  }
+
+  /** Next offset to read per partition covered. */
+  Map<SourcePartition, Long> next() {
+    return Map.copyOf(next);
+  }
+
+  /** What a commit of this buffer stores, and where its ranges start (the commit's fence). */
+  CommitOffsets offsets() {
+    Map<String, Long> nextIds = new LinkedHashMap<>();
+    Map<String, Long> fromIds = new LinkedHashMap<>();
+    next.forEach((p, n) -> nextIds.put(p.applicationId(), n));
+    from.forEach((p, f) -> fromIds.put(p.applicationId(), f));
+    return new CommitOffsets(nextIds, fromIds);
+  }
+
+  /**
+   * Drops what the log already holds: events below the stored offset of their partition; a range
+   * the log covers entirely disappears, the others now start at the stored offset.
+   */
+  void dropStored(Map<SourcePartition, Long> stored) {
+    events.removeIf(e -> {
+      Long s = stored.get(partitionOf(e));
+      return s != null && e.position().offset() < s;
+    });
+    for (Map.Entry<SourcePartition, Long> s : stored.entrySet()) {
+      Long n = next.get(s.getKey());
+      if (n == null) {
+        continue;
+      }
+      if (s.getValue() >= n) {
+        next.remove(s.getKey());
+        from.remove(s.getKey());
+      } else {
+        from.merge(s.getKey(), s.getValue(), Math::max);
+      }
+    }
+    recount();
+  }
+
+  /** Forgets everything read from these partitions. */
+  void discard(Collection<SourcePartition> partitions) {
+    events.removeIf(e -> partitions.contains(partitionOf(e)));
+    partitions.forEach(p -> {
+      next.remove(p);
+      from.remove(p);
+    });
+    recount();
+  }
+
+  void clear() {
+    events.clear();
+    next.clear();
+    from.clear();
+    bytes = 0;
+  }
+
+  private void recount() {
+    bytes = events.stream().mapToLong(ChangeEvent::sizeBytes).sum();
+  }
+
+  private static SourcePartition partitionOf(ChangeEvent e) {
+    return new SourcePartition(e.position().topic(), e.position().partition());
+  }
+}
