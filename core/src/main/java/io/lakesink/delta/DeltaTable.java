@@ -67,6 +67,8 @@ public final class DeltaTable {
   /** The Delta table id this location held when first seen; a different one is another table. */
   private String tableId;
   private long lastSeenVersion = -1;
+  /** The commit file this object last wrote, as storage listed it: who else could have written it. */
+  private FileStatus lastCommitFile;
 
   public DeltaTable(Engine engine, String location) {
     this.engine = engine;
@@ -122,6 +124,24 @@ public final class DeltaTable {
     return Optional.of(snapshot);
   }
 
+  /** False when our last commit file was replaced by another one (a table re-created here). */
+  private boolean sameAsWritten(FileStatus listed) {
+    return lastCommitFile == null
+        || !listed.getPath().endsWith(lastCommitFile.getPath().substring(lastCommitFile.getPath().lastIndexOf('/')))
+        || (listed.getSize() == lastCommitFile.getSize() && listed.getModificationTime() == lastCommitFile.getModificationTime());
+  }
+
+  /** Notes the commit file just written, for {@link #verifyLog}; best effort. */
+  private void noteCommitFile(long version) {
+    String path = location + "/_delta_log/" + String.format("%020d.json", version);
+    try {
+      lastCommitFile = engine.getFileSystemClient().getFileStatus(path);
+    } catch (IOException | RuntimeException e) {
+      lastCommitFile = null;
+      log.debug("Could not read back {}: {}", path, e.toString());
+    }
+  }
+
   private void remember(Snapshot s) {
     snapshot = s;
     lastSeenVersion = Math.max(lastSeenVersion, s.getVersion());
@@ -136,7 +156,8 @@ public final class DeltaTable {
     String commitFile = String.format("%020d.json", cached.getVersion());
     try (CloseableIterator<FileStatus> listed =
         engine.getFileSystemClient().listFrom(location + "/_delta_log/" + commitFile)) {
-      if (listed.hasNext() && listed.next().getPath().endsWith("/" + commitFile)) {
+      FileStatus first = listed.hasNext() ? listed.next() : null;
+      if (first != null && first.getPath().endsWith("/" + commitFile) && sameAsWritten(first)) {
         return cached;
       }
     } catch (FileNotFoundException e) {
@@ -287,6 +308,7 @@ public final class DeltaTable {
           result.getPostCommitSnapshot().ifPresent(this::remember);
         }
         lastSeenVersion = Math.max(lastSeenVersion, result.getVersion());
+        noteCommitFile(result.getVersion());
         runHooks(result, attempt.widensSchema());
         return result.getVersion();
       } catch (MaxCommitRetryLimitReachedException e) {
