@@ -331,4 +331,9 @@ public abstract class BufferedDelivery implements TableDelivery {
   public int bufferedEvents() {
     return buffer.size();
   }
+
+  @Override
+  public long bufferedHeapBytes() {
+    return buffer.heapBytes();
+  }
 }

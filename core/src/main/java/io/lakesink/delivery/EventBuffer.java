@@ -3,6 +3,7 @@ package io.lakesink.delivery;
 import io.lakesink.delta.CommitOffsets;
 import io.lakesink.error.SourcePosition;
 import io.lakesink.event.ChangeEvent;
+import io.lakesink.event.HeapEstimate;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -23,6 +24,7 @@ final class EventBuffer {
   private final Map<SourcePartition, Long> from = new LinkedHashMap<>();
   private final Map<SourcePartition, Long> next = new LinkedHashMap<>();
   private long bytes;
+  private long heapBytes;
   private long oldestMillis;
 
   void add(ChangeEvent event, long nowMillis) {
@@ -31,6 +33,7 @@ final class EventBuffer {
     }
     events.add(event);
     bytes += event.sizeBytes();
+    heapBytes += HeapEstimate.of(event);
     cover(event.position());
   }
 
@@ -55,6 +58,11 @@ final class EventBuffer {
 
   long bytes() {
     return bytes;
+  }
+
+  /** What the buffered events hold on the heap (an estimate, see {@link HeapEstimate}). */
+  long heapBytes() {
+    return heapBytes;
   }
 
   long oldestMillis() {
@@ -114,10 +122,12 @@ final class EventBuffer {
     next.clear();
     from.clear();
     bytes = 0;
+    heapBytes = 0;
   }
 
   private void recount() {
     bytes = events.stream().mapToLong(ChangeEvent::sizeBytes).sum();
+    heapBytes = events.stream().mapToLong(HeapEstimate::of).sum();
   }
 
   private static SourcePartition partitionOf(ChangeEvent e) {

@@ -79,4 +79,7 @@ public interface TableDelivery {
 
   /** Events buffered and not yet committed. */
   int bufferedEvents();
+
+  /** What the buffered events hold on the heap, estimated. */
+  long bufferedHeapBytes();
 }

@@ -74,9 +74,26 @@ public final class KafkaWorker implements AutoCloseable {
   private long nextReleaseCheck;
   private long lastPollMillis;
   private boolean finalFlushFailed;
+  private boolean buffersFull;
+  private final long maxBufferBytes;
+
+  /** The default worker-wide buffer budget: a quarter of the heap. */
+  public static long defaultBufferBudget() {
+    return Runtime.getRuntime().maxMemory() / 4;
+  }
 
   public KafkaWorker(
       Map<String, Object> consumerProperties, List<Route> routes, FlushHook hook, Clock clock, Duration assignmentTimeout) {
+    this(consumerProperties, routes, hook, clock, assignmentTimeout, defaultBufferBudget());
+  }
+
+  /**
+   * @param maxBufferBytes what all tables' buffers may hold on the heap together; past it the
+   *     largest buffers are flushed, and reading pauses while flushes cannot make room
+   */
+  public KafkaWorker(
+      Map<String, Object> consumerProperties, List<Route> routes, FlushHook hook, Clock clock, Duration assignmentTimeout,
+      long maxBufferBytes) {
     Properties props = new Properties();
     props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
@@ -98,6 +115,7 @@ public final class KafkaWorker implements AutoCloseable {
     this.hook = hook;
     this.clock = clock;
     this.assignmentTimeout = assignmentTimeout;
+    this.maxBufferBytes = maxBufferBytes;
   }
 
   /** Asks a running {@link #run} to flush, commit and return; safe from any thread. */
@@ -119,8 +137,10 @@ public final class KafkaWorker implements AutoCloseable {
         lastPollMillis = clock.millis();
         for (ConsumerRecord<byte[], byte[]> record : records) {
           handle(record);
+          keepWithinBudget();
         }
         flushDue();
+        keepWithinBudget();
         retryDecodes();
         retryPositions();
         checkReleases();
@@ -274,6 +294,51 @@ public final class KafkaWorker implements AutoCloseable {
     } catch (KafkaException e) {
       log.warn("Could not commit group offsets {} ({}); the Delta log holds them, the group catches up later", offsets, e.toString());
     }
+  }
+
+  /**
+   * Keeps all buffers together within {@link #maxBufferBytes}: flushes the largest first (a
+   * table whose flushes are failing is left alone, it is retried on its own schedule), and when
+   * that cannot make room, pauses every partition until flushes get through. Reading resumes
+   * below 80 % of the budget, so the worker does not flap at the limit.
+   */
+  private void keepWithinBudget() {
+    long total = bufferedHeapBytes();
+    if (total <= maxBufferBytes) {
+      if (buffersFull && total <= maxBufferBytes / 10 * 8) {
+        buffersFull = false;
+        pauses.remove(consumer.assignment(), Reason.BUFFERS_FULL);
+        log.info("Buffers are below the budget again ({} of {} bytes); reading resumes", total, maxBufferBytes);
+      }
+      return;
+    }
+    List<TableDelivery> largestFirst = new ArrayList<>(byTopic.values());
+    largestFirst.sort((a, b) -> Long.compare(b.bufferedHeapBytes(), a.bufferedHeapBytes()));
+    for (TableDelivery d : largestFirst) {
+      if (total <= maxBufferBytes / 10 * 8 || d.bufferedHeapBytes() == 0) {
+        break;
+      }
+      if (assigned(d).stream().noneMatch(tp -> pauses.has(tp, Reason.FLUSH_FAILING))) {
+        log.debug("Buffers hold {} bytes, over the budget of {}: flushing {} early", total, maxBufferBytes, d.tableName());
+        flush(d);
+        total = bufferedHeapBytes();
+      }
+    }
+    if (total > maxBufferBytes && !buffersFull) {
+      buffersFull = true;
+      pauses.add(consumer.assignment(), Reason.BUFFERS_FULL);
+      pauses.apply(consumer);
+      log.warn("Buffers hold {} bytes, over the budget of {} (delivery.max_buffer_bytes), and flushes cannot make room:"
+          + " reading pauses until they can", total, maxBufferBytes);
+    }
+  }
+
+  private long bufferedHeapBytes() {
+    long total = 0;
+    for (TableDelivery d : byTopic.values()) {
+      total += d.bufferedHeapBytes();
+    }
+    return total;
   }
 
   /** Quarantined tables an operator released resume from the offsets their table stores. */

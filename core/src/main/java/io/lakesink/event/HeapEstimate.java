@@ -1,0 +1,60 @@
+package io.lakesink.event;
+
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.util.Collection;
+import java.util.Map;
+
+/**
+ * What a buffered event costs on the heap, estimated from its values (64-bit JVM, compressed
+ * pointers). Buffers are bounded by this, not by the record's size on the wire: a 20-byte JSON
+ * number becomes a 16-byte Long, but a short string field costs 40 bytes of headers before its
+ * characters, so wire sizes undercount several times over. Errs on the high side.
+ */
+public final class HeapEstimate {
+  private static final int EVENT_OVERHEAD = 24 + 24 + 32; // record, position, its topic reference
+  private static final int ARRAY_HEADER = 16;
+  private static final int REFERENCE = 4;
+
+  private HeapEstimate() {}
+
+  public static long of(ChangeEvent e) {
+    Object[] values = e.values();
+    long size = EVENT_OVERHEAD + ARRAY_HEADER + (long) REFERENCE * values.length;
+    for (Object v : values) {
+      size += of(v);
+    }
+    return size;
+  }
+
+  static long of(Object v) {
+    if (v == null) {
+      return 0;
+    } else if (v instanceof String s) {
+      return 40 + 2L * s.length();
+    } else if (v instanceof Number && !(v instanceof BigDecimal || v instanceof BigInteger)) {
+      return 16;
+    } else if (v instanceof Boolean) {
+      return 0; // Boolean.TRUE and FALSE are shared
+    } else if (v instanceof BigDecimal d) {
+      return 40 + 48 + d.unscaledValue().bitLength() / 8;
+    } else if (v instanceof BigInteger i) {
+      return 48 + i.bitLength() / 8;
+    } else if (v instanceof byte[] b) {
+      return ARRAY_HEADER + b.length;
+    } else if (v instanceof Object[] a) {
+      long size = ARRAY_HEADER + (long) REFERENCE * a.length;
+      for (Object o : a) size += of(o);
+      return size;
+    } else if (v instanceof Collection<?> c) {
+      long size = 40 + 24L * c.size();
+      for (Object o : c) size += of(o);
+      return size;
+    } else if (v instanceof Map<?, ?> m) {
+      long size = 48 + 40L * m.size();
+      for (Map.Entry<?, ?> en : m.entrySet()) size += of(en.getKey()) + of(en.getValue());
+      return size;
+    }
+    return 32; // dates, times, instants: a small object with a few fields
+  }
+}
