@@ -1,6 +1,5 @@
 package io.lakesink.catalog;
 
-import io.lakesink.delta.DeltaTable;
 import io.lakesink.error.ConfigurationException;
 import io.lakesink.error.RetryableException;
 import io.lakesink.error.TableFailureException;
@@ -10,62 +9,144 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Keeps one table's catalog registration in line with its Delta schema. Registration follows
- * the data and never holds it back: when the catalog is unavailable or refuses, the table keeps
- * being written, the problem is reported, and registration is tried again later.
+ * the data and never holds it back: catalog calls run on their own executor, never on the thread
+ * that polls Kafka (a slow catalog must not get the worker evicted from its group), and when the
+ * catalog is unavailable or refuses, the table keeps being written, the problem is reported, and
+ * registration is tried again later.
+ *
+ * <p>{@link #tableChanged} and {@link #outcome} are called by the delivery thread; the catalog
+ * calls and the registration state below them belong to the executor, one call per table at a
+ * time.
  */
 public final class CatalogSync {
   private static final Logger log = LoggerFactory.getLogger(CatalogSync.class);
   /** How long to wait before trying a failed registration again. */
   public static final Duration RETRY = Duration.ofMinutes(1);
 
+  /** What the last finished registration attempt found. */
+  public sealed interface Outcome {
+    /** The catalog holds the table as it is. */
+    record InSync() implements Outcome {}
+
+    /** Registration failed for now; the data keeps flowing and it is retried. */
+    record Problem(String reason) implements Outcome {}
+
+    /** The catalog holds something else under the table's name: the table must stop. */
+    record Refused(TableFailureException reason) implements Outcome {}
+  }
+
   private final TableCatalog catalog;
   private final String name;
   private final Clock clock;
+  private final Executor executor;
+  // Executor side.
   private List<Column> registered; // the columns the catalog last accepted
   private String problem;
   private Instant nextAttempt = Instant.MIN;
+  // Delivery-thread side.
+  private CompletableFuture<Outcome> inFlight;
+  private CatalogTable waiting; // the latest shape, to register once the call in flight ends
 
-  public CatalogSync(TableCatalog catalog, String name, Clock clock) {
+  public CatalogSync(TableCatalog catalog, String name, Clock clock, Executor executor) {
     this.catalog = catalog;
     this.name = name;
     this.clock = clock;
+    this.executor = executor;
   }
 
-  /**
-   * Registers the table if it exists and its columns changed since the last registration (or
-   * a failed one is due again). Returns the problem that remains, if any.
-   *
-   * @throws TableFailureException when the catalog holds something else under the table's name
-   */
-  public Optional<String> sync(DeltaTable table) {
-    if (catalog == TableCatalog.NONE) {
+  public boolean enabled() {
+    return catalog != TableCatalog.NONE;
+  }
+
+  /** The table has this shape now: registers it (or checks it) in the background. */
+  public void tableChanged(CatalogTable table) {
+    if (!enabled()) {
+      return;
+    }
+    if (inFlight != null && !inFlight.isDone()) {
+      waiting = table;
+      return;
+    }
+    waiting = null;
+    inFlight = CompletableFuture.supplyAsync(() -> sync(table), executor);
+  }
+
+  /** The outcome of the last attempt once it finished, at most once per attempt. */
+  public Optional<Outcome> outcome() {
+    if (inFlight == null || !inFlight.isDone()) {
       return Optional.empty();
     }
-    Optional<List<Column>> columns = table.columns();
-    if (columns.isEmpty() || (columns.get().equals(registered) && problem == null)) {
-      return Optional.ofNullable(problem);
-    }
-    if (problem != null && clock.instant().isBefore(nextAttempt)) {
-      return Optional.of(problem);
+    return Optional.of(take());
+  }
+
+  /** Like {@link #outcome}, waiting up to {@code timeout} for an attempt in flight. */
+  public Optional<Outcome> await(Duration timeout) {
+    if (inFlight == null) {
+      return Optional.empty();
     }
     try {
-      catalog.register(new CatalogTable(name, table.location(), columns.get(), table.partitionColumns()));
+      inFlight.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      return Optional.empty();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return Optional.empty();
+    } catch (ExecutionException e) {
+      // handled by take()
+    }
+    return Optional.of(take());
+  }
+
+  private Outcome take() {
+    Outcome result;
+    try {
+      result = inFlight.join();
+    } catch (RuntimeException e) {
+      Throwable cause = e.getCause() != null ? e.getCause() : e;
+      result = new Outcome.Problem("catalog registration failed unexpectedly: " + cause);
+      log.error("Registering {} failed unexpectedly", name, cause);
+    }
+    inFlight = null;
+    if (waiting != null) {
+      tableChanged(waiting);
+    }
+    return result;
+  }
+
+  /** One registration attempt; runs on the executor. */
+  private Outcome sync(CatalogTable table) {
+    if (table.columns().equals(registered) && problem == null) {
+      return new Outcome.InSync();
+    }
+    if (problem != null && clock.instant().isBefore(nextAttempt)) {
+      return new Outcome.Problem(problem);
+    }
+    try {
+      catalog.register(table);
       if (problem != null) {
         log.info("Table {} is registered in {} again", name, catalog.describe());
       }
-      registered = columns.get();
+      registered = table.columns();
       problem = null;
+      return new Outcome.InSync();
+    } catch (TableFailureException e) {
+      return new Outcome.Refused(e);
     } catch (RetryableException | ConfigurationException e) {
       problem = "catalog registration failed: " + e.getMessage();
       nextAttempt = clock.instant().plus(RETRY);
       log.error("Table {} could not be registered in {} (data keeps being written; retrying in {}): {}",
           name, catalog.describe(), RETRY, e.getMessage());
+      return new Outcome.Problem(problem);
     }
-    return Optional.ofNullable(problem);
   }
 }

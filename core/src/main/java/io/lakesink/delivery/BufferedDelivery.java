@@ -1,11 +1,13 @@
 package io.lakesink.delivery;
 
 import io.lakesink.catalog.CatalogSync;
+import io.lakesink.catalog.CatalogTable;
 import io.lakesink.config.Subscription;
 import io.lakesink.delta.CommitErrors;
 import io.lakesink.delta.CommitFencedException;
 import io.lakesink.delta.CommitOffsets;
 import io.lakesink.delta.DeltaTable;
+import io.lakesink.error.ConfigurationException;
 import io.lakesink.error.ErrorKind;
 import io.lakesink.error.RetryableException;
 import io.lakesink.error.SourcePosition;
@@ -40,6 +42,8 @@ public abstract class BufferedDelivery implements TableDelivery {
   public static final int MAX_ATTEMPTS = 6;
   /** Fenced commits retried at once within one flush; each one means another writer progressed. */
   static final int MAX_FENCED = 20;
+  /** After storage refused our credentials or permissions, how long until the next try. */
+  public static final Duration FAULT_RECHECK = Duration.ofSeconds(30);
   /** After a flush gave up on a transient failure, how long until the next try. */
   public static final Duration RETRY_AFTER = Duration.ofSeconds(2);
 
@@ -63,6 +67,10 @@ public abstract class BufferedDelivery implements TableDelivery {
   private long lastVersion = -1;
   private Instant lastCommitAt;
   private long rowsDelivered;
+  private long nextCatalogRetry;
+  private boolean catalogPending;
+  /** While degraded, how often the catalog registration is looked at again. */
+  static final Duration CATALOG_RECHECK = Duration.ofSeconds(10);
   /** After a flush gave up on a transient failure: not before this time again. */
   private long retryNotBefore;
 
@@ -77,35 +85,59 @@ public abstract class BufferedDelivery implements TableDelivery {
     this.metrics = context.metrics();
     this.mapping = new ColumnMapping(subscription.targetTable(), subscription.columns());
     this.quarantine = new TableQuarantine(subscription.targetTable(), subscription, context.quarantine(), clock);
-    this.catalog = new CatalogSync(context.catalog(), subscription.targetTable(), clock);
+    this.catalog = new CatalogSync(context.catalog(), subscription.targetTable(), clock, context.catalogExecutor());
     this.state = quarantine.initialState();
   }
 
   @Override
   public void maintain() {
-    if (state instanceof DeliveryState.Degraded) {
+    catalog.outcome().ifPresent(this::apply);
+    if ((catalogPending || state instanceof DeliveryState.Degraded) && clock.millis() >= nextCatalogRetry) {
+      nextCatalogRetry = clock.millis() + CATALOG_RECHECK.toMillis();
       syncCatalog();
     }
   }
 
   /**
-   * Brings the table's catalog registration up to date; a table that exists from an earlier
-   * run is registered (or checked) at start. A registration problem degrades the table but
-   * never stops its data.
+   * Brings the table's catalog registration up to date, in the background; a table that exists
+   * from an earlier run is registered (or checked) at start. A registration problem degrades the
+   * table but never stops its data.
    */
   public void syncCatalog() {
-    if (!state.delivering()) {
+    if (!state.delivering() || !catalog.enabled()) {
       return;
     }
     try {
-      Optional<String> problem = catalog.sync(table);
-      if (problem.isPresent() && !(state instanceof DeliveryState.Degraded)) {
-        state = new DeliveryState.Degraded(problem.get(), clock.instant());
-      } else if (problem.isEmpty() && state instanceof DeliveryState.Degraded) {
-        state = new DeliveryState.Healthy();
-      }
+      table.columns().ifPresent(columns ->
+          catalog.tableChanged(new CatalogTable(tableName(), table.location(), columns, table.partitionColumns())));
+      catalogPending = false;
     } catch (TableFailureException e) {
       fail(e);
+    } catch (RuntimeException e) {
+      // The table's schema cannot be read right now (storage outage): try again later.
+      catalogPending = true;
+      nextCatalogRetry = clock.millis() + CATALOG_RECHECK.toMillis();
+      log.warn("Cannot read the schema of {} for its catalog registration yet: {}", tableName(), e.toString());
+    }
+  }
+
+  @Override
+  public void settle(Duration timeout) {
+    catalog.await(timeout).ifPresent(this::apply);
+  }
+
+  private void apply(CatalogSync.Outcome outcome) {
+    if (!state.delivering()) {
+      return;
+    }
+    if (outcome instanceof CatalogSync.Outcome.Refused r) {
+      fail(r.reason());
+    } else if (outcome instanceof CatalogSync.Outcome.Problem p) {
+      if (!(state instanceof DeliveryState.Degraded)) {
+        state = new DeliveryState.Degraded(p.reason(), clock.instant());
+      }
+    } else if (state instanceof DeliveryState.Degraded) {
+      state = new DeliveryState.Healthy();
     }
   }
 
@@ -201,6 +233,12 @@ public abstract class BufferedDelivery implements TableDelivery {
       } catch (RuntimeException e) {
         ErrorKind kind = CommitErrors.classify(e);
         metrics.error(tableName(), kind);
+        if (kind == ErrorKind.CONFIGURATION) {
+          // Credentials or permissions refused: not this table's fault, and every table would
+          // hit it. The worker reports it and waits; the buffer is kept.
+          retryNotBefore = clock.millis() + FAULT_RECHECK.toMillis();
+          throw configurationCause(e);
+        }
         if (kind != ErrorKind.RETRYABLE) {
           TableFailureException failure =
               new TableFailureException("Writing table " + tableName() + " failed: " + e.getMessage(), null, e);
@@ -226,6 +264,15 @@ public abstract class BufferedDelivery implements TableDelivery {
     throw new RetryableException(
         "Flush of " + tableName() + " did not go through after " + failures + " attempts (last: " + last
             + "); buffered rows are kept and retried in " + RETRY_AFTER.toSeconds() + " s", last);
+  }
+
+  private static ConfigurationException configurationCause(Throwable e) {
+    for (Throwable c = e; c != null; c = c.getCause()) {
+      if (c instanceof ConfigurationException ce) {
+        return ce;
+      }
+    }
+    throw new IllegalStateException("classified as a configuration error without one", e);
   }
 
   private Map<SourcePartition, Long> attemptFlush() {

@@ -1,5 +1,7 @@
 package io.lakesink.delivery;
 
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
 import io.lakesink.catalog.TableCatalog;
 import io.lakesink.quarantine.QuarantineStore;
 import java.time.Clock;
@@ -12,30 +14,46 @@ public record DeliveryContext(
     Backoff backoff,
     QuarantineStore quarantine,
     DeliveryMetrics metrics,
-    TableCatalog catalog) {
+    TableCatalog catalog,
+    Executor catalogExecutor) {
+
+  /**
+   * Catalog calls of every table run here, one at a time, never on the thread that polls Kafka.
+   * A daemon thread: a catalog call hanging at exit must not keep the JVM alive.
+   */
+  private static final Executor CATALOG_THREAD = Executors.newSingleThreadExecutor(r -> {
+    Thread t = new Thread(r, "lakesink-catalog");
+    t.setDaemon(true);
+    return t;
+  });
 
   public static DeliveryContext of(FlushPolicy policy, QuarantineStore quarantine) {
     return new DeliveryContext(
-        policy, FlushHook.NONE, Clock.systemUTC(), Backoff.SLEEP, quarantine, DeliveryMetrics.NONE, TableCatalog.NONE);
+        policy, FlushHook.NONE, Clock.systemUTC(), Backoff.SLEEP, quarantine, DeliveryMetrics.NONE, TableCatalog.NONE,
+        CATALOG_THREAD);
   }
 
   public DeliveryContext withCatalog(TableCatalog newCatalog) {
-    return new DeliveryContext(policy, hook, clock, backoff, quarantine, metrics, newCatalog);
+    return new DeliveryContext(policy, hook, clock, backoff, quarantine, metrics, newCatalog, catalogExecutor);
   }
 
   public DeliveryContext withHook(FlushHook newHook) {
-    return new DeliveryContext(policy, newHook, clock, backoff, quarantine, metrics, catalog);
+    return new DeliveryContext(policy, newHook, clock, backoff, quarantine, metrics, catalog, catalogExecutor);
   }
 
   public DeliveryContext withClock(Clock newClock) {
-    return new DeliveryContext(policy, hook, newClock, backoff, quarantine, metrics, catalog);
+    return new DeliveryContext(policy, hook, newClock, backoff, quarantine, metrics, catalog, catalogExecutor);
   }
 
   public DeliveryContext withBackoff(Backoff newBackoff) {
-    return new DeliveryContext(policy, hook, clock, newBackoff, quarantine, metrics, catalog);
+    return new DeliveryContext(policy, hook, clock, newBackoff, quarantine, metrics, catalog, catalogExecutor);
+  }
+
+  public DeliveryContext withCatalogExecutor(Executor executor) {
+    return new DeliveryContext(policy, hook, clock, backoff, quarantine, metrics, catalog, executor);
   }
 
   public DeliveryContext withMetrics(DeliveryMetrics newMetrics) {
-    return new DeliveryContext(policy, hook, clock, backoff, quarantine, newMetrics, catalog);
+    return new DeliveryContext(policy, hook, clock, backoff, quarantine, newMetrics, catalog, catalogExecutor);
   }
 }

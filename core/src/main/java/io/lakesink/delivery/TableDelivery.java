@@ -40,6 +40,8 @@ public interface TableDelivery {
    * (empty when nothing was committed). Retryable failures are retried inside.
    *
    * @throws TableFailureException when the table cannot take the rows; the table is then failed
+   * @throws io.lakesink.error.ConfigurationException when storage refuses the worker's
+   *     credentials or permissions: the buffer is kept and the flush is tried again later
    */
   default Map<SourcePartition, Long> flush() {
     return flush(Long.MAX_VALUE);
@@ -76,6 +78,9 @@ public interface TableDelivery {
    * follows the data, such as a catalog registration that failed earlier.
    */
   void maintain();
+
+  /** Waits up to {@code timeout} for background work (catalog registration) and applies it. */
+  default void settle(java.time.Duration timeout) {}
 
   /** Events buffered and not yet committed. */
   int bufferedEvents();

@@ -1,5 +1,7 @@
 package io.lakesink.testing;
 
+import io.delta.kernel.utils.FileStatus;
+import io.lakesink.error.ConfigurationException;
 import io.delta.kernel.defaults.engine.fileio.FileIO;
 import io.delta.kernel.defaults.engine.fileio.OutputFile;
 import io.delta.kernel.defaults.engine.fileio.PositionOutputStream;
@@ -19,13 +21,16 @@ public final class FlakyStorage implements TableStorage {
     /** The commit file is written, then the write reports an I/O error (an ambiguous result). */
     FAIL_AFTER_WRITE,
     /** A bug-like failure no retry can fix. */
-    BROKEN
+    BROKEN,
+    /** Storage refuses the worker's credentials (a 403 during a run). */
+    UNAUTHORIZED
   }
 
   private final LocalStorage local;
   private final AtomicInteger failuresLeft = new AtomicInteger();
   private volatile Fault fault = Fault.FAIL_BEFORE_WRITE;
   private final AtomicInteger commitWrites = new AtomicInteger();
+  private final AtomicInteger listingFailuresLeft = new AtomicInteger();
 
   public FlakyStorage(Path dir) {
     this.local = new LocalStorage(dir, "lakesink");
@@ -35,6 +40,11 @@ public final class FlakyStorage implements TableStorage {
   public void failNextCommits(int count, Fault fault) {
     this.fault = fault;
     failuresLeft.set(count);
+  }
+
+  /** The next {@code count} listings (every snapshot load starts with one) fail with an I/O error. */
+  public void failNextListings(int count) {
+    listingFailuresLeft.set(count);
   }
 
   public int commitWrites() {
@@ -54,6 +64,14 @@ public final class FlakyStorage implements TableStorage {
   @Override
   public FileIO fileIO() {
     return new ForwardingFileIO(local.fileIO()) {
+      @Override
+      public CloseableIterator<FileStatus> listFrom(String filePath) throws IOException {
+        if (listingFailuresLeft.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+          throw new IOException("injected: storage unavailable (503) while listing " + filePath);
+        }
+        return super.listFrom(filePath);
+      }
+
       @Override
       public OutputFile newOutputFile(String p) {
         OutputFile out = super.newOutputFile(p);
@@ -77,6 +95,9 @@ public final class FlakyStorage implements TableStorage {
             boolean failing = failuresLeft.getAndUpdate(n -> Math.max(0, n - 1)) > 0;
             if (failing && fault == Fault.FAIL_BEFORE_WRITE) {
               throw new IOException("injected: storage unavailable (503)");
+            }
+            if (failing && fault == Fault.UNAUTHORIZED) {
+              throw new ConfigurationException("injected: storage refused the credentials (HTTP 403 AuthorizationFailure)");
             }
             if (failing && fault == Fault.BROKEN) {
               throw new IllegalStateException("injected: broken storage client");

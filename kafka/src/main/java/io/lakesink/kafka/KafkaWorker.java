@@ -5,6 +5,7 @@ import io.lakesink.delivery.FlushHook;
 import io.lakesink.delivery.FlushStep;
 import io.lakesink.delivery.SourcePartition;
 import io.lakesink.delivery.TableDelivery;
+import io.lakesink.error.ConfigurationException;
 import io.lakesink.error.Errors;
 import io.lakesink.error.RetryableException;
 import io.lakesink.error.SourcePosition;
@@ -52,6 +53,8 @@ public final class KafkaWorker implements AutoCloseable {
   static final Duration POSITION_RETRY = Duration.ofSeconds(5);
   /** How often quarantined tables are checked for an operator's release. */
   public static final Duration RELEASE_CHECK = Duration.ofSeconds(10);
+  /** How long a run that ends waits for catalog registrations in flight. */
+  private static final Duration SETTLE = Duration.ofSeconds(60);
   /** Broker calls made while positioning partitions. */
   private static final Duration BROKER_CALL = Duration.ofSeconds(15);
 
@@ -75,6 +78,9 @@ public final class KafkaWorker implements AutoCloseable {
   private long lastPollMillis;
   private boolean finalFlushFailed;
   private boolean buffersFull;
+  /** Worker-level faults by source ("storage:<table>", "registry:<topic>"): message. */
+  private final Map<String, String> faults = new LinkedHashMap<>();
+  static final Duration FAULT_RECHECK = Duration.ofSeconds(30);
   private final long maxBufferBytes;
 
   /** The default worker-wide buffer budget: a quarter of the heap. */
@@ -147,6 +153,10 @@ public final class KafkaWorker implements AutoCloseable {
         maintainTables();
         pauses.apply(consumer);
         status = snapshot();
+        if (stopAtEnd && !faults.isEmpty()) {
+          log.error("Stopping: a worker-level fault would not clear by itself: {}", faults.values());
+          break;
+        }
         if (stopAtEnd) {
           if (consumer.assignment().isEmpty()) {
             if (clock.millis() > deadline) {
@@ -165,6 +175,13 @@ public final class KafkaWorker implements AutoCloseable {
     }
     lastPollMillis = clock.millis();
     finalFlushFailed = !flushAll();
+    for (TableDelivery d : byTopic.values()) {
+      try {
+        d.settle(SETTLE);
+      } catch (RuntimeException e) {
+        log.warn("Background work of {} did not finish: {}", d.tableName(), e.toString());
+      }
+    }
     status = snapshot();
     Map<String, DeliveryState> states = new LinkedHashMap<>();
     byTopic.values().forEach(d -> states.put(d.tableName(), d.state()));
@@ -190,7 +207,7 @@ public final class KafkaWorker implements AutoCloseable {
       }
       subs.add(new WorkerStatus.Subscription(d.status(), Map.copyOf(lag), consumed.getOrDefault(d.subscription().topic(), 0L)));
     }
-    return new WorkerStatus(clock.instant(), List.copyOf(subs));
+    return new WorkerStatus(clock.instant(), List.copyOf(subs), faults());
   }
 
   private void handle(ConsumerRecord<byte[], byte[]> record) {
@@ -210,13 +227,19 @@ public final class KafkaWorker implements AutoCloseable {
     } catch (RetryableException e) {
       // The record may be fine (the schema registry is unreachable): read it again later.
       log.warn("Cannot decode {} yet, retrying in {}: {}", at, DECODE_RETRY, e.getMessage());
-      consumer.seek(tp, record.offset());
-      pauses.addUntil(tp, Reason.DECODE_RETRY, clock.millis() + DECODE_RETRY.toMillis());
-      pauses.apply(consumer);
+      readAgainLater(tp, record.offset(), DECODE_RETRY);
+      return;
+    } catch (ConfigurationException e) {
+      // The registry refused our credentials: every record of the topic would fail the same way.
+      raiseFault("registry:" + record.topic(), e);
+      readAgainLater(tp, record.offset(), FAULT_RECHECK);
       return;
     } catch (DecodeException | RuntimeException e) {
       failTable(delivery, Errors.undecodable(delivery.tableName(), at, e.getMessage(), e));
       return;
+    }
+    if (!faults.isEmpty()) {
+      clearFault("registry:" + record.topic());
     }
     try {
       if (event == null) {
@@ -227,6 +250,34 @@ public final class KafkaWorker implements AutoCloseable {
     } catch (TableFailureException e) {
       failTable(delivery, e);
     }
+  }
+
+  private void readAgainLater(TopicPartition tp, long offset, Duration after) {
+    consumer.seek(tp, offset);
+    pauses.addUntil(tp, Reason.DECODE_RETRY, clock.millis() + after.toMillis());
+    pauses.apply(consumer);
+  }
+
+  /**
+   * A worker-level fault: credentials or permissions refused by storage or the registry. It is
+   * not a table's fault, so no table is quarantined; it is reported once, {@code /health} turns
+   * unhealthy, and the affected work is retried every {@link #FAULT_RECHECK} until it passes.
+   */
+  private void raiseFault(String source, ConfigurationException e) {
+    if (faults.put(source, e.getMessage()) == null) {
+      log.error("{} — lakesink keeps its buffers and checks again every {} s", e.getMessage(), FAULT_RECHECK.toSeconds());
+    }
+  }
+
+  private void clearFault(String source) {
+    if (faults.remove(source) != null) {
+      log.info("The fault on {} cleared; delivery goes on", source);
+    }
+  }
+
+  /** Worker-level faults still present, for status and for {@code run --stop-at-end}. */
+  public List<String> faults() {
+    return List.copyOf(faults.values());
   }
 
   private void flushDue() {
@@ -261,7 +312,12 @@ public final class KafkaWorker implements AutoCloseable {
       log.warn("{}; reading of {} paused meanwhile", e.getMessage(), d.subscription().topic());
       pauses.add(assigned(d), Reason.FLUSH_FAILING);
       return false;
+    } catch (ConfigurationException e) {
+      raiseFault("storage:" + d.tableName(), e);
+      pauses.add(assigned(d), Reason.FLUSH_FAILING);
+      return false;
     }
+    clearFault("storage:" + d.tableName());
     pauses.remove(assigned(d), Reason.FLUSH_FAILING);
     if (committed.isEmpty()) {
       return true;

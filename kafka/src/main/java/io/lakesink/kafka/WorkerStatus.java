@@ -11,9 +11,19 @@ import java.util.Map;
  *
  * @param at when the snapshot was taken
  * @param subscriptions one entry per subscription
+ * @param faults worker-level faults (credentials or permissions refused by storage or the
+ *     schema registry): every table waits on them, so the worker is unhealthy while any remains
  */
-public record WorkerStatus(Instant at, List<Subscription> subscriptions) {
+public record WorkerStatus(Instant at, List<Subscription> subscriptions, List<String> faults) {
   public static final WorkerStatus STARTING = new WorkerStatus(Instant.EPOCH, List.of());
+
+  public WorkerStatus(Instant at, List<Subscription> subscriptions) {
+    this(at, subscriptions, List.of());
+  }
+
+  public boolean healthy() {
+    return faults.isEmpty();
+  }
 
   /**
    * @param lag records not yet read, per assigned partition
