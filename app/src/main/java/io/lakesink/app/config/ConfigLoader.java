@@ -13,7 +13,6 @@ import com.fasterxml.jackson.databind.node.TextNode;
 import com.fasterxml.jackson.databind.type.LogicalType;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
-import io.lakesink.error.ConfigurationException;
 import io.lakesink.error.Errors;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -34,6 +33,8 @@ import java.util.regex.Pattern;
 public final class ConfigLoader {
   private static final Pattern ENV = Pattern.compile("\\$\\{env:([A-Za-z_][A-Za-z0-9_]*)}");
 
+  /** How Jackson reports a key written twice in one mapping. */
+  private static final Pattern DUPLICATE = Pattern.compile("Duplicate field '([^']*)'");
   private static final ObjectMapper MAPPER = mapper();
   private static final EnvironmentOverrides OVERRIDES = new EnvironmentOverrides(MAPPER);
 
@@ -67,7 +68,7 @@ public final class ConfigLoader {
     try {
       text = Files.readString(file);
     } catch (IOException e) {
-      throw new ConfigurationException("Cannot read the configuration file " + file + ": " + e.getMessage(), e);
+      throw ConfigValidator.unreadable(file, e);
     }
     return parse(text, file.toString());
   }
@@ -77,13 +78,19 @@ public final class ConfigLoader {
     try {
       root = MAPPER.readTree(yaml);
     } catch (IOException e) {
+      Matcher duplicate = DUPLICATE.matcher(String.valueOf(e.getMessage()));
+      if (duplicate.find()) {
+        int line = e instanceof JsonProcessingException j && j.getLocation() != null ? j.getLocation().getLineNr() : -1;
+        throw ConfigValidator.duplicateKey(source, duplicate.group(1), line);
+      }
       throw ConfigValidator.notYaml(source, e);
     }
     if (root == null || !root.isObject()) {
-      throw new ConfigurationException("The configuration " + source + " must be a YAML mapping with kafka, storage and subscriptions.");
+      throw ConfigValidator.notAMapping(source);
     }
+    // Overrides first: a key the environment replaces may refer to a variable that is not set.
+    Map<String, String> origins = OVERRIDES.apply((ObjectNode) root, environment, allVariables);
     ObjectNode tree = (ObjectNode) substitute(root, "");
-    Map<String, String> origins = OVERRIDES.apply(tree, environment, allVariables);
     ConfigFile file;
     try {
       file = MAPPER.treeToValue(tree, ConfigFile.class);

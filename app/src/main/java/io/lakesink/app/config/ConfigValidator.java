@@ -92,6 +92,11 @@ final class ConfigValidator {
     String servers = required(k.bootstrapServers(), "kafka.bootstrap_servers", "the Kafka brokers, e.g. broker-1:9092,broker-2:9092");
     String group = k.groupId() == null ? "lakesink" : nonBlank(k.groupId(), "kafka.group_id", "name the consumer group, e.g. lakesink");
     Map<String, String> properties = k.properties() == null ? Map.of() : new LinkedHashMap<>(k.properties());
+    properties.forEach((name, value) -> {
+      if (value == null) {
+        throw invalid("kafka.properties." + name, "has no value", "give it one, or remove it");
+      }
+    });
     String instanceId = null;
     if (k.instanceId() != null) {
       if (properties.containsKey("group.instance.id")) {
@@ -419,10 +424,23 @@ final class ConfigValidator {
 
   // ---------------------------------------------------------------- messages for the loader
 
+  static ConfigurationException unreadable(java.nio.file.Path file, java.io.IOException e) {
+    return new ConfigurationException("Cannot read the configuration file " + file + ": " + e.getMessage(), e);
+  }
+
+  static ConfigurationException notAMapping(String source) {
+    return new ConfigurationException("The configuration " + source + " must be a YAML mapping with kafka, storage and subscriptions.");
+  }
+
   static ConfigurationException notYaml(String source, Exception e) {
     // Only the first line: the parser's later lines quote the file, which may hold a secret.
     String first = e.getMessage() == null ? "" : e.getMessage().lines().findFirst().orElse("");
     return new ConfigurationException("The configuration " + source + " is not valid YAML: " + first, e);
+  }
+
+  static ConfigurationException duplicateKey(String source, String key, int line) {
+    return new ConfigurationException("The configuration " + source + " writes key '" + key + "' twice in one mapping"
+        + (line > 0 ? " (the second near line " + line + ")" : "") + ": keep one, as the last would silently win.");
   }
 
   static ConfigurationException unknownOverride(String variable, String section, Collection<String> known) {

@@ -37,6 +37,13 @@ class EnvironmentOverridesTest {
   }
 
   @Test
+  void anOverriddenKeyMayReferToAnUnsetVariable() {
+    String yaml = MINIMAL.replace("k:9092", "${env:BROKERS}");
+    assertEquals("b:9092", load(yaml, Map.of("LAKESINK_KAFKA_BOOTSTRAP_SERVERS", "b:9092")).kafka().bootstrapServers());
+    assertTrue(failure(yaml, Map.of()).contains("'kafka.bootstrap_servers' refers to environment variable BROKERS, which is not set"));
+  }
+
+  @Test
   void anOverrideFillsASectionTheFileLeavesOut() {
     WorkerConfig c = load(MINIMAL, Map.of("LAKESINK_DELIVERY_FLUSH_INTERVAL", "2s", "LAKESINK_STATUS_ENABLED", "false"));
     assertEquals(java.time.Duration.ofSeconds(2), c.delivery().interval());
