@@ -43,6 +43,9 @@ class StrictConfigTest {
     assertMessage(sub("primary_key: {a: b}"), "'subscriptions[0].primary_key[0]' is not a single value");
     assertMessage(MINIMAL + "status: {hots: 0.0.0.0}\n", "'status.hots' is not a known key: known keys here are [enabled, host, port]");
     assertMessage(MINIMAL.replace("subscriptions:", "subscription:"), "'subscription' is not a known key");
+    assertMessage(MINIMAL.replace("kafka: {bootstrap_servers: \"k:9092\"}", "kafka: k:9092"), "'kafka' is not a mapping");
+    assertMessage(MINIMAL.replace("- {topic: db.orders, table: orders}", "- db.orders"), "'subscriptions[0]' is not a mapping");
+    assertMessage(MINIMAL.replace("- {topic: db.orders, table: orders}", "topic: db.orders"), "'subscriptions' is not a list");
   }
 
   @Test
