@@ -2,6 +2,7 @@ package io.lakesink.mapping;
 
 import io.lakesink.event.ColumnType;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -33,7 +34,7 @@ public record ColumnRule(String source, String name, ColumnType cast, boolean pr
   }
 
   /** Every accepted cast word, for messages and documentation. */
-  public static final java.util.List<String> CAST_WORDS = java.util.List.copyOf(CASTS.keySet());
+  public static final List<String> CAST_WORDS = List.copyOf(CASTS.keySet());
 
   /**
    * The type a cast word stands for: int / integer / long / bigint → bigint, float / double →
