@@ -144,6 +144,9 @@ public final class Pipeline {
     Map<String, Object> props = new HashMap<>(config.kafka().properties());
     props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafka().bootstrapServers());
     props.put(ConsumerConfig.GROUP_ID_CONFIG, config.kafka().groupId());
+    if (config.kafka().instanceId() != null) {
+      props.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, config.kafka().instanceId()); // static membership
+    }
     return new KafkaWorker(props, routes, context.hook(), context.clock(), Duration.ofSeconds(60));
   }
 }

@@ -38,7 +38,7 @@ class AzureEndToEndTest {
     String topic = SharedKafka.newTopic("azure-orders", DemoChangeStream.PARTITIONS);
     DemoChangeStream.produce(SharedKafka.bootstrap(), topic);
     WorkerHarness w = new WorkerHarness(data).subscribe("- {topic: " + topic + ", table: orders, primary_key: [id]}");
-    w.storage = "  type: azure\n  container: " + container + "\n  connection_string: \"" + azurite.connectionString() + "\"\n";
+    w.storage = "  type: azure\n  container: " + container + "\n  connection_string: \"" + azurite.connectionString() + "\"\n  allow_insecure_http: true\n";
 
     assertEquals(Main.OK, w.runToEnd());
 
@@ -65,7 +65,7 @@ class AzureEndToEndTest {
         producer.flush();
       }
       WorkerHarness w = new WorkerHarness(data).subscribe("- {topic: " + topic + ", table: t}");
-      w.storage = "  type: azure\n  container: " + container + "\n  connection_string: \"" + azurite.connectionString() + "\"\n";
+      w.storage = "  type: azure\n  container: " + container + "\n  connection_string: \"" + azurite.connectionString() + "\"\n  allow_insecure_http: true\n";
       w.delivery = "  flush_interval: 1s\n  flush_rows: 10\n";
       w.kafkaExtra = "  properties:\n    max.poll.records: \"6\"\n";
       // Short SDK retries, so the outage outlasts them and the worker's own retries take over.

@@ -93,7 +93,8 @@ public final class StorageCostBench {
             container: %s
             prefix: %s
             connection_string: "%s"
-          """.formatted(o.get("container"), PREFIX, o.get("connection-string"));
+            allow_insecure_http: true
+          """.formatted(o.get("container"), PREFIX, o.get("connection-string")); // Azurite is plain http; an https string is unaffected
       default -> throw new IllegalArgumentException("--storage is local or azure, not " + o.get("storage"));
     };
   }

@@ -1,6 +1,10 @@
 package io.lakesink.mapping;
 
 import io.lakesink.event.ColumnType;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /**
  * One entry of a subscription's column mapping.
@@ -13,17 +17,41 @@ import io.lakesink.event.ColumnType;
 public record ColumnRule(String source, String name, ColumnType cast, boolean primaryKey) {
 
   /**
-   * The cast words a mapping accepts: int / long → bigint, float / double → double, bool →
-   * boolean, date → date, datetime → timestamp, anything else → string.
+   * The cast words a mapping accepts, in the order the documentation lists them. Only these:
+   * an unknown word used to become string, so a typo such as {@code lnog} silently gave a text
+   * column that can never be retyped. {@code decimal} maps to string on purpose: a mapping has
+   * no precision and scale to give, and text keeps every digit.
+   */
+  private static final Map<String, ColumnType> CASTS = new LinkedHashMap<>();
+
+  static {
+    for (String w : new String[] {"int", "integer", "long", "bigint"}) CASTS.put(w, ColumnType.BIGINT);
+    for (String w : new String[] {"float", "double"}) CASTS.put(w, ColumnType.DOUBLE);
+    for (String w : new String[] {"bool", "boolean"}) CASTS.put(w, ColumnType.BOOLEAN);
+    CASTS.put("date", ColumnType.DATE);
+    for (String w : new String[] {"datetime", "timestamp"}) CASTS.put(w, ColumnType.TIMESTAMP);
+    for (String w : new String[] {"string", "text", "varchar", "decimal"}) CASTS.put(w, ColumnType.STRING);
+  }
+
+  /** Every accepted cast word, for messages and documentation. */
+  public static final List<String> CAST_WORDS = List.copyOf(CASTS.keySet());
+
+  /**
+   * The type a cast word stands for: int / integer / long / bigint → bigint, float / double →
+   * double, bool / boolean → boolean, date → date, datetime / timestamp → timestamp, string /
+   * text / varchar / decimal → string. Words are lowercase, as documented.
+   *
+   * @return empty for a word that is not one of {@link #CAST_WORDS}
+   */
+  public static Optional<ColumnType> castWord(String word) {
+    return Optional.ofNullable(CASTS.get(word.trim()));
+  }
+
+  /**
+   * @throws IllegalArgumentException for a word that is not one of {@link #CAST_WORDS}
    */
   public static ColumnType castType(String word) {
-    return switch (word.trim().toLowerCase(java.util.Locale.ROOT)) {
-      case "int", "integer", "long", "bigint" -> ColumnType.BIGINT;
-      case "float", "double" -> ColumnType.DOUBLE;
-      case "bool", "boolean" -> ColumnType.BOOLEAN;
-      case "date" -> ColumnType.DATE;
-      case "datetime", "timestamp" -> ColumnType.TIMESTAMP;
-      default -> ColumnType.STRING;
-    };
+    return castWord(word).orElseThrow(() -> new IllegalArgumentException(
+        "'" + word + "' is not a cast; use one of " + String.join(", ", CAST_WORDS)));
   }
 }

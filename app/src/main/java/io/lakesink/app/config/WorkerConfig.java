@@ -18,9 +18,14 @@ public record WorkerConfig(
     StatusSettings status,
     MergeSettings merge) {
 
-  /** The HTTP endpoint with /health, /status and /metrics. */
+  /**
+   * The HTTP endpoint with /health, /status and /metrics.
+   *
+   * @param host the address it binds to: loopback unless the user opens it (it is unauthenticated)
+   */
   public record StatusSettings(boolean enabled, String host, int port) {
-    public static final StatusSettings DEFAULT = new StatusSettings(true, "0.0.0.0", 9400);
+    public static final String DEFAULT_HOST = "127.0.0.1";
+    public static final StatusSettings DEFAULT = new StatusSettings(true, DEFAULT_HOST, 9400);
   }
 
   /**
@@ -41,18 +46,24 @@ public record WorkerConfig(
   /**
    * @param properties passed to the Kafka consumer as they are (security settings, …); may hold
    *     secrets, so never logged
+   * @param instanceId the consumer's {@code group.instance.id} (static membership), or null
    */
-  public record KafkaSettings(String bootstrapServers, String groupId, Map<String, String> properties) {
+  public record KafkaSettings(String bootstrapServers, String groupId, Map<String, String> properties, String instanceId) {
+    public KafkaSettings(String bootstrapServers, String groupId, Map<String, String> properties) {
+      this(bootstrapServers, groupId, properties, null);
+    }
+
     @Override
     public String toString() {
       return "KafkaSettings[bootstrapServers=" + bootstrapServers + ", groupId=" + groupId
-          + ", properties=" + properties.keySet() + "]";
+          + (instanceId == null ? "" : ", instanceId=" + instanceId) + ", properties=" + properties.keySet() + "]";
     }
   }
 
   /**
    * @param type {@code local} (or {@code azure}, with the storage-azure module)
-   * @param settings every key under {@code storage:}, for the storage type to read
+   * @param settings every key under {@code storage:}, for the storage type to read (may hold the
+   *     connection string or client secret: never logged)
    */
   public record StorageSettings(String type, String path, String prefix, Map<String, String> settings) {
     @Override

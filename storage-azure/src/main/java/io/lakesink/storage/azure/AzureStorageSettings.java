@@ -25,6 +25,8 @@ import java.util.regex.Pattern;
  *     ({@code storage.endpoint}); authentication is unchanged
  * @param authorityHost Entra authority base URL ({@code storage.authority_host}); for sovereign
  *     clouds and tests
+ * @param allowInsecureHttp whether a connection string or endpoint may use plain http ({@code
+ *     storage.allow_insecure_http}); only for a local emulator such as Azurite
  */
 public record AzureStorageSettings(
     String container,
@@ -35,7 +37,8 @@ public record AzureStorageSettings(
     String clientId,
     String clientSecret,
     String endpoint,
-    String authorityHost) {
+    String authorityHost,
+    boolean allowInsecureHttp) {
 
   public static final String DEFAULT_PREFIX = "lakesink";
 
@@ -53,7 +56,7 @@ public record AzureStorageSettings(
   private static final Set<String> CONFIG_KEYS =
       Set.of(
           "type", "container", "prefix", "connection_string", "account", "tenant_id", "client_id",
-          "client_secret", "endpoint", "authority_host");
+          "client_secret", "endpoint", "authority_host", "allow_insecure_http");
 
   public AzureStorageSettings {
     container = trimToNull(container);
@@ -66,11 +69,36 @@ public record AzureStorageSettings(
     endpoint = stripTrailingSlash(trimToNull(endpoint));
     authorityHost = stripTrailingSlash(trimToNull(authorityHost));
     validate(container, connectionString, account, tenantId, clientId, clientSecret, endpoint, authorityHost);
+    if (!allowInsecureHttp) {
+      refusePlainHttp(connectionString, endpoint);
+    }
+  }
+
+  /** Without {@code storage.allow_insecure_http}: every URL must be https. */
+  public AzureStorageSettings(
+      String container,
+      String prefix,
+      String connectionString,
+      String account,
+      String tenantId,
+      String clientId,
+      String clientSecret,
+      String endpoint,
+      String authorityHost) {
+    this(container, prefix, connectionString, account, tenantId, clientId, clientSecret, endpoint, authorityHost, false);
   }
 
   /** Option A: a connection string from Azure Portal → Storage account → Access keys. */
   public static AzureStorageSettings connectionString(String container, String connectionString) {
     return new AzureStorageSettings(container, null, connectionString, null, null, null, null, null, null);
+  }
+
+  /**
+   * Option A over plain http, as {@code storage.allow_insecure_http: true} allows: only for a
+   * local emulator such as Azurite.
+   */
+  public static AzureStorageSettings connectionStringOverHttp(String container, String connectionString) {
+    return new AzureStorageSettings(container, null, connectionString, null, null, null, null, null, null, true);
   }
 
   /** Option B: a service principal with the Storage Blob Data Contributor role. */
@@ -106,25 +134,26 @@ public record AzureStorageSettings(
         text(storage, "client_id"),
         text(storage, "client_secret"),
         text(storage, "endpoint"),
-        text(storage, "authority_host"));
+        text(storage, "authority_host"),
+        flag(storage, "allow_insecure_http"));
   }
 
   public AzureStorageSettings withPrefix(String newPrefix) {
     return new AzureStorageSettings(
         container, newPrefix, connectionString, account, tenantId, clientId, clientSecret, endpoint,
-        authorityHost);
+        authorityHost, allowInsecureHttp);
   }
 
   public AzureStorageSettings withEndpoint(String newEndpoint) {
     return new AzureStorageSettings(
         container, prefix, connectionString, account, tenantId, clientId, clientSecret, newEndpoint,
-        authorityHost);
+        authorityHost, allowInsecureHttp);
   }
 
   public AzureStorageSettings withAuthorityHost(String newAuthorityHost) {
     return new AzureStorageSettings(
         container, prefix, connectionString, account, tenantId, clientId, clientSecret, endpoint,
-        newAuthorityHost);
+        newAuthorityHost, allowInsecureHttp);
   }
 
   public Auth auth() {
@@ -152,6 +181,9 @@ public record AzureStorageSettings(
     }
     if (authorityHost != null) {
       s.append(", authority_host=").append(authorityHost);
+    }
+    if (allowInsecureHttp) {
+      s.append(", allow_insecure_http=true");
     }
     return s.append(']').toString();
   }
@@ -290,6 +322,49 @@ public record AzureStorageSettings(
           "storage.endpoint has a port, so it is used path-style and must end with the account"
               + " name: " + uri.getScheme() + "://" + uri.getAuthority() + "/" + accountName);
     }
+  }
+
+  /**
+   * An account key signs requests without being sent, but over plain http the data, and a SAS
+   * token (sent with every request), travel readable by anyone on the path. Only a local
+   * emulator may do that, and only when the user says so.
+   */
+  private static void refusePlainHttp(String connectionString, String endpoint) {
+    if (connectionString != null) {
+      ConnectionString cs = ConnectionString.parse(connectionString);
+      String why = null;
+      if (cs.developmentStorage()) {
+        why = "UseDevelopmentStorage=true, the local emulator at " + ConnectionString.DEV_BLOB_ENDPOINT;
+      } else if ("http".equalsIgnoreCase(cs.protocol().trim())) {
+        why = "DefaultEndpointsProtocol=http";
+      } else if (cs.blobEndpoint() != null && cs.blobEndpoint().trim().toLowerCase(java.util.Locale.ROOT).startsWith("http:")) {
+        why = "its BlobEndpoint is an http URL";
+      }
+      if (why != null) {
+        throw new ConfigurationException(
+            "storage.connection_string uses plain http (" + why + "), which sends the data and any SAS"
+                + " token unencrypted: use https (DefaultEndpointsProtocol=https, an https BlobEndpoint),"
+                + " or set storage.allow_insecure_http: true for a local emulator such as Azurite.");
+      }
+    }
+    if (endpoint != null && endpoint.toLowerCase(java.util.Locale.ROOT).startsWith("http:")) {
+      throw new ConfigurationException(
+          "storage.endpoint is a plain http URL, which sends the data and any SAS token unencrypted:"
+              + " use https, or set storage.allow_insecure_http: true for a local emulator such as"
+              + " Azurite.");
+    }
+  }
+
+  private static boolean flag(Map<String, ?> map, String key) {
+    Object value = map.get(key);
+    if (value == null || value instanceof Boolean) {
+      return Boolean.TRUE.equals(value);
+    }
+    String v = String.valueOf(value).trim();
+    if (!v.equals("true") && !v.equals("false")) {
+      throw new ConfigurationException("storage." + key + " must be true or false, not '" + v + "'.");
+    }
+    return Boolean.parseBoolean(v);
   }
 
   private static URI parseUrl(String value, String key) {

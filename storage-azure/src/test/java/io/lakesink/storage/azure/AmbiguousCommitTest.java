@@ -38,7 +38,7 @@ class AmbiguousCommitTest {
     proxy = RecordingProxy.start(azurite.baseUrl());
     storage =
         AzureStorage.create(
-            AzureStorageSettings.connectionString(azurite.createContainer(), azurite.connectionString())
+            AzureStorageSettings.connectionStringOverHttp(azurite.createContainer(), azurite.connectionString())
                 .withEndpoint(proxy.url() + "/" + Azurite.ACCOUNT),
             TestStorages.fastRetries());
   }

@@ -163,7 +163,7 @@ class AzureFileIOContractTest {
     try (RecordingProxy proxy = RecordingProxy.start(azurite.baseUrl())) {
       AzureStorage viaProxy =
           AzureStorage.create(
-              AzureStorageSettings.connectionString(storage.container(), azurite.connectionString())
+              AzureStorageSettings.connectionStringOverHttp(storage.container(), azurite.connectionString())
                   .withEndpoint(proxy.url() + "/" + Azurite.ACCOUNT),
               TestStorages.fastRetries());
       FileIO proxied = viaProxy.fileIO();

@@ -104,7 +104,7 @@ class AzureStorageSettingsTest {
   void endpointShapes() {
     AzureStorageSettings cs = AzureStorageSettings.connectionString("lake", CS);
     cs.withEndpoint("https://myaccount.privatelink.blob.core.windows.net");
-    cs.withEndpoint("http://127.0.0.1:10000/myaccount");
+    AzureStorageSettings.connectionStringOverHttp("lake", CS).withEndpoint("http://127.0.0.1:10000/myaccount");
     assertTrue(failure(() -> cs.withEndpoint("https://host.example/myaccount")).contains("without a path"));
     assertTrue(failure(() -> cs.withEndpoint("https://host.example:8443")).contains("https://host.example:8443/myaccount"));
     assertTrue(failure(() -> cs.withEndpoint("https://host.example?sig=abc")).contains("storage.endpoint"));
@@ -115,9 +115,38 @@ class AzureStorageSettingsTest {
     assertTrue(failure(() -> cs.withAuthorityHost("https://login.example")).contains("service principal"));
   }
 
+  /** Fails on the old code, which accepted every one of these without a word. */
+  @Test
+  void plainHttpNeedsTheExplicitOptIn() {
+    String[] insecure = {
+      "DefaultEndpointsProtocol=http;AccountName=myaccount;AccountKey=" + KEY + ";EndpointSuffix=core.windows.net",
+      "BlobEndpoint=http://sasaccount.blob.core.windows.net/;SharedAccessSignature=sv=2024&sig=abcdefgh",
+      "DefaultEndpointsProtocol=https;AccountName=myaccount;AccountKey=" + KEY + ";BlobEndpoint=http://10.0.0.5:10000/myaccount",
+      "UseDevelopmentStorage=true",
+    };
+    for (String cs : insecure) {
+      String message = failure(() -> AzureStorageSettings.connectionString("lake", cs));
+      assertTrue(message.contains("storage.connection_string uses plain http") && message.contains("storage.allow_insecure_http: true"), message);
+      assertFalse(message.contains(KEY) || message.contains("abcdefgh"), message);
+      assertTrue(AzureStorageSettings.connectionStringOverHttp("lake", cs).allowInsecureHttp());
+    }
+    String endpoint = failure(() -> AzureStorageSettings.connectionString("lake", CS).withEndpoint("http://10.0.0.5"));
+    assertTrue(endpoint.contains("storage.endpoint is a plain http URL"), endpoint);
+
+    Map<String, Object> yaml = new HashMap<>(Map.of("type", "azure", "container", "lake", "connection_string", insecure[0]));
+    assertTrue(failure(() -> AzureStorageSettings.fromConfig(yaml)).contains("storage.allow_insecure_http"));
+    yaml.put("allow_insecure_http", "true");
+    AzureStorageSettings allowed = AzureStorageSettings.fromConfig(yaml);
+    assertTrue(allowed.allowInsecureHttp());
+    assertTrue(allowed.toString().contains("allow_insecure_http=true"), allowed.toString());
+    assertTrue(allowed.withPrefix("p").allowInsecureHttp(), "the opt-in survives a copy");
+    yaml.put("allow_insecure_http", "yes");
+    assertTrue(failure(() -> AzureStorageSettings.fromConfig(yaml)).contains("storage.allow_insecure_http must be true or false"));
+  }
+
   @Test
   void developmentStorageAndSasConnectionStrings() {
-    assertEquals("devstoreaccount1", AzureStorageSettings.connectionString("lake", "UseDevelopmentStorage=true").accountName());
+    assertEquals("devstoreaccount1", AzureStorageSettings.connectionStringOverHttp("lake", "UseDevelopmentStorage=true").accountName());
     String sas = "BlobEndpoint=https://sasaccount.blob.core.windows.net/;SharedAccessSignature=sv=2024&sig=abcdefgh";
     assertEquals("sasaccount", AzureStorageSettings.connectionString("lake", sas).accountName());
   }

@@ -56,7 +56,7 @@ class ErrorMessagesTest {
     String connectionString = azurite.connectionString().replace(Azurite.KEY, WRONG_KEY);
     AzureStorage storage =
         AzureStorage.create(
-            AzureStorageSettings.connectionString(azurite.createContainer(), connectionString),
+            AzureStorageSettings.connectionStringOverHttp(azurite.createContainer(), connectionString),
             TestStorages.fastRetries());
     ConfigurationException e = assertThrows(ConfigurationException.class, storage::checkAccess);
     assertMentions(e, "'devstoreaccount1'", "storage.connection_string", "Access keys");
@@ -78,7 +78,7 @@ class ErrorMessagesTest {
         "BlobEndpoint=" + azurite.blobEndpoint() + ";SharedAccessSignature=" + sas;
     AzureStorage storage =
         AzureStorage.create(
-            AzureStorageSettings.connectionString(azurite.createContainer(), connectionString),
+            AzureStorageSettings.connectionStringOverHttp(azurite.createContainer(), connectionString),
             TestStorages.fastRetries());
     ConfigurationException e = assertThrows(ConfigurationException.class, storage::checkAccess);
     assertMentions(e, "'devstoreaccount1'", "storage.connection_string");
@@ -97,7 +97,7 @@ class ErrorMessagesTest {
             + ";BlobEndpoint=http://127.0.0.1:" + closedPort + "/nosuchaccount;";
     AzureStorage storage =
         AzureStorage.create(
-            AzureStorageSettings.connectionString("tables", connectionString), TestStorages.fastRetries());
+            AzureStorageSettings.connectionStringOverHttp("tables", connectionString), TestStorages.fastRetries());
     ConfigurationException e = assertThrows(ConfigurationException.class, storage::checkAccess);
     assertMentions(e, "'nosuchaccount'", "connection refused", "AccountName");
     assertNowhere(e, Azurite.KEY);
@@ -134,7 +134,7 @@ class ErrorMessagesTest {
       String sas = "sv=2024-08-04&ss=b&srt=sco&sp=r&se=2099-01-01T00:00:00Z&spr=https,http&sig=c2lnbmF0dXJlLW9mLWEtcmVhZC1vbmx5LXNhcw";
       AzureStorage storage =
           AzureStorage.create(
-              AzureStorageSettings.connectionString(
+              AzureStorageSettings.connectionStringOverHttp(
                   "tables", "BlobEndpoint=" + proxy.url() + "/" + Azurite.ACCOUNT + ";SharedAccessSignature=" + sas),
               TestStorages.fastRetries());
       ConfigurationException e = assertThrows(ConfigurationException.class, storage::checkAccess);
@@ -152,7 +152,7 @@ class ErrorMessagesTest {
       String connectionString = azurite.connectionString().replace(Azurite.KEY, WRONG_KEY);
       AzureStorage storage =
           AzureStorage.create(
-              AzureStorageSettings.connectionString("tables", connectionString)
+              AzureStorageSettings.connectionStringOverHttp("tables", connectionString)
                   .withEndpoint(proxy.url() + "/" + Azurite.ACCOUNT),
               TestStorages.fastRetries());
       ConfigurationException e = assertThrows(ConfigurationException.class, storage::checkAccess);
@@ -167,7 +167,7 @@ class ErrorMessagesTest {
       proxy.respondWithError(r -> r.query() != null && r.query().contains("startFrom="), 400, "InvalidQueryParameterValue");
       AzureStorage storage =
           AzureStorage.create(
-              AzureStorageSettings.connectionString(azurite.createContainer(), azurite.connectionString())
+              AzureStorageSettings.connectionStringOverHttp(azurite.createContainer(), azurite.connectionString())
                   .withEndpoint(proxy.url() + "/" + Azurite.ACCOUNT),
               TestStorages.fastRetries());
       String log = storage.tableLocation("t") + "/_delta_log/";
@@ -191,7 +191,7 @@ class ErrorMessagesTest {
       }
       AzureStorage storage =
           AzureStorage.create(
-              AzureStorageSettings.connectionString(azurite.createContainer(), azurite.connectionString())
+              AzureStorageSettings.connectionStringOverHttp(azurite.createContainer(), azurite.connectionString())
                   .withEndpoint(proxy.url() + "/" + Azurite.ACCOUNT),
               TestStorages.fastRetries());
       RetryableException e =

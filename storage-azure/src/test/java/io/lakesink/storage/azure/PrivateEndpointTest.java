@@ -30,7 +30,7 @@ class PrivateEndpointTest {
           "DefaultEndpointsProtocol=http;AccountName=" + Azurite.ACCOUNT + ";AccountKey=" + Azurite.KEY
               + ";BlobEndpoint=" + publicHost.url() + "/" + Azurite.ACCOUNT + ";";
       AzureStorageSettings settings =
-          AzureStorageSettings.connectionString(container, connectionString)
+          AzureStorageSettings.connectionStringOverHttp(container, connectionString)
               .withEndpoint(privateEndpoint.url() + "/" + Azurite.ACCOUNT);
       AzureStorage storage = AzureStorage.create(settings, TestStorages.fastRetries());
 

@@ -15,7 +15,7 @@ final class TestStorages {
 
   static AzureStorage onAzurite(Azurite azurite, String container) {
     return AzureStorage.create(
-        AzureStorageSettings.connectionString(container, azurite.connectionString()), fastRetries());
+        AzureStorageSettings.connectionStringOverHttp(container, azurite.connectionString()), fastRetries());
   }
 
   /** Every message in the cause chain, for "no secret anywhere" assertions. */

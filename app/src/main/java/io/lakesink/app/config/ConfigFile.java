@@ -1,0 +1,100 @@
+package io.lakesink.app.config;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonFormat;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The shape of {@code lakesink.yaml}, as Jackson binds it: every key a user may write, and no
+ * other (unknown keys are refused while binding). Values that need more than a type — sizes,
+ * durations, words from a fixed list — stay text here; {@link ConfigValidator} reads them and
+ * builds the {@link WorkerConfig}. Nothing here prints values: several hold secrets.
+ */
+record ConfigFile(
+    KafkaSection kafka,
+    StorageSection storage,
+    DeliverySection delivery,
+    List<SubscriptionSection> subscriptions,
+    RegistrySection schemaRegistry,
+    CatalogSection catalog,
+    StatusSection status) {
+
+  /** The top-level sections whose scalar keys {@code LAKESINK_*} variables may override. */
+  static final Map<String, Class<?>> SECTIONS = Map.of(
+      "kafka", KafkaSection.class,
+      "storage", StorageSection.class,
+      "delivery", DeliverySection.class,
+      "schema_registry", RegistrySection.class,
+      "catalog", CatalogSection.class,
+      "status", StatusSection.class);
+
+  record KafkaSection(String bootstrapServers, String groupId, String instanceId, Map<String, String> properties) {
+    @Override
+    public String toString() {
+      return "KafkaSection";
+    }
+  }
+
+  /** Keys of both storage types; {@link ConfigValidator} refuses those of the other type. */
+  record StorageSection(
+      String type,
+      String path,
+      String prefix,
+      String container,
+      String connectionString,
+      String account,
+      String tenantId,
+      String clientId,
+      String clientSecret,
+      String endpoint,
+      String authorityHost,
+      Boolean allowInsecureHttp) {
+    @Override
+    public String toString() {
+      return "StorageSection";
+    }
+  }
+
+  record DeliverySection(String flushInterval, String flushRows, String flushBytes, String mergeScanLimitMb) {}
+
+  record SubscriptionSection(
+      String topic,
+      String table,
+      String mode,
+      @JsonFormat(with = JsonFormat.Feature.ACCEPT_SINGLE_VALUE_AS_ARRAY) List<String> primaryKey,
+      String format,
+      Boolean includeMetadataColumns,
+      List<ColumnSection> columns) {}
+
+  /** One column of a mapping: {@code {source, name, cast, primary_key}}, or just the source name. */
+  record ColumnSection(String source, String name, String cast, Boolean primaryKey) {
+    @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
+    static ColumnSection ofSource(String source) {
+      return new ColumnSection(source, null, null, null);
+    }
+  }
+
+  record RegistrySection(String url, String username, String password, String trustStore, String trustStorePassword) {
+    @Override
+    public String toString() {
+      return "RegistrySection";
+    }
+  }
+
+  record CatalogSection(
+      String type,
+      String workspaceUrl,
+      String clientId,
+      String clientSecret,
+      String catalog,
+      String schema,
+      Boolean allowUnauthenticatedLocalServer) {
+    @Override
+    public String toString() {
+      return "CatalogSection";
+    }
+  }
+
+  record StatusSection(Boolean enabled, String host, Integer port) {}
+}

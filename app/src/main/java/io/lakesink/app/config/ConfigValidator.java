@@ -1,0 +1,495 @@
+package io.lakesink.app.config;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.exc.InvalidFormatException;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import io.lakesink.app.config.ConfigFile.CatalogSection;
+import io.lakesink.app.config.ConfigFile.ColumnSection;
+import io.lakesink.app.config.ConfigFile.DeliverySection;
+import io.lakesink.app.config.ConfigFile.KafkaSection;
+import io.lakesink.app.config.ConfigFile.RegistrySection;
+import io.lakesink.app.config.ConfigFile.StatusSection;
+import io.lakesink.app.config.ConfigFile.StorageSection;
+import io.lakesink.app.config.ConfigFile.SubscriptionSection;
+import io.lakesink.app.config.ConfigValues.SizeUnit;
+import io.lakesink.config.DeliveryMode;
+import io.lakesink.config.SourceFormat;
+import io.lakesink.config.Subscription;
+import io.lakesink.config.TableNames;
+import io.lakesink.delivery.FlushPolicy;
+import io.lakesink.error.ConfigurationException;
+import io.lakesink.error.Errors;
+import io.lakesink.event.ColumnType;
+import io.lakesink.kafka.avro.SchemaRegistrySettings;
+import io.lakesink.mapping.ColumnRule;
+import io.lakesink.merge.MergeSettings;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
+
+/**
+ * Turns the bound file into a {@link WorkerConfig}, checking every value. The one place where
+ * configuration messages are worded: each names the key path (and the {@code LAKESINK_*}
+ * variable when one set it), what is wrong and what to write instead. Values of secret keys are
+ * never repeated.
+ */
+final class ConfigValidator {
+  /** Keys whose values are never shown; {@code kafka.properties.*} are all treated as secret. */
+  private static final Set<String> SECRETS = Set.of(
+      "storage.connection_string", "storage.client_secret", "schema_registry.password",
+      "schema_registry.trust_store_password", "catalog.client_secret");
+  private static final String MODES = words(DeliveryMode.values());
+  private static final String FORMATS = words(SourceFormat.values());
+  /** Kafka's own rule for group.instance.id (the same as for topic names). */
+  private static final Pattern INSTANCE_ID = Pattern.compile("[A-Za-z0-9._-]{1,249}");
+  private static final Set<String> AZURE_ONLY = Set.of(
+      "container", "connection_string", "account", "tenant_id", "client_id", "client_secret", "endpoint",
+      "authority_host", "allow_insecure_http");
+
+  private final Map<String, String> origins;
+  private final Supplier<String> hostName;
+
+  /**
+   * @param origins key path → the environment variable that set it
+   * @param hostName what {@code kafka.instance_id: auto} becomes; null when unknown
+   */
+  ConfigValidator(Map<String, String> origins, Supplier<String> hostName) {
+    this.origins = origins;
+    this.hostName = hostName;
+  }
+
+  WorkerConfig validate(ConfigFile f) {
+    List<Subscription> subscriptions = subscriptions(f.subscriptions());
+    SchemaRegistrySettings registry = registry(f.schemaRegistry());
+    for (int i = 0; i < subscriptions.size(); i++) {
+      if (subscriptions.get(i).format() == SourceFormat.AVRO && registry == null) {
+        throw Errors.missing("schema_registry.url", "subscriptions[" + i + "] reads Avro, which needs the schema registry's URL");
+      }
+    }
+    DeliverySection delivery = f.delivery() == null ? new DeliverySection(null, null, null, null) : f.delivery();
+    return new WorkerConfig(kafka(f.kafka()), storage(f.storage()), flushPolicy(delivery), subscriptions, registry,
+        catalog(f.catalog()), status(f.status()), merge(delivery));
+  }
+
+  // ---------------------------------------------------------------- sections
+
+  private WorkerConfig.KafkaSettings kafka(KafkaSection k) {
+    if (k == null) {
+      throw Errors.missing("kafka", "the Kafka cluster to read from (bootstrap_servers, group_id)");
+    }
+    String servers = required(k.bootstrapServers(), "kafka.bootstrap_servers", "the Kafka brokers, e.g. broker-1:9092,broker-2:9092");
+    String group = k.groupId() == null ? "lakesink" : nonBlank(k.groupId(), "kafka.group_id", "name the consumer group, e.g. lakesink");
+    Map<String, String> properties = k.properties() == null ? Map.of() : new LinkedHashMap<>(k.properties());
+    properties.forEach((name, value) -> {
+      if (value == null) {
+        throw invalid("kafka.properties." + name, "has no value", "give it one, or remove it");
+      }
+    });
+    String instanceId = null;
+    if (k.instanceId() != null) {
+      if (properties.containsKey("group.instance.id")) {
+        throw invalid("kafka.instance_id", "is set and so is kafka.properties.group.instance.id", "keep one of the two");
+      }
+      instanceId = k.instanceId().trim();
+      if (instanceId.equals("auto")) {
+        instanceId = hostName.get();
+        if (instanceId == null) {
+          throw invalid("kafka.instance_id", "is 'auto' but this host's name cannot be determined",
+              "set a distinct id for each replica, e.g. lakesink-1");
+        }
+      }
+      if (!INSTANCE_ID.matcher(instanceId).matches()) {
+        throw invalid("kafka.instance_id", "is '" + instanceId + "'" + (k.instanceId().trim().equals("auto") ? " (the host name)" : ""),
+            "use up to 249 letters, digits, '.', '_' and '-', distinct for each replica (or auto for the host name)");
+      }
+    }
+    return new WorkerConfig.KafkaSettings(servers, group, properties, instanceId);
+  }
+
+  private WorkerConfig.StorageSettings storage(StorageSection s) {
+    if (s == null) {
+      throw Errors.missing("storage", "where tables are written (type: local with path, or type: azure)");
+    }
+    String type = s.type() == null ? "local" : s.type();
+    String prefix = s.prefix() == null ? "lakesink" : s.prefix();
+    if (!prefix.matches("[A-Za-z0-9_./-]*") || prefix.startsWith("/") || prefix.contains("..")) {
+      throw invalid("storage.prefix", "is '" + prefix + "'", "use a relative path of letters, digits, '_', '-', '.' and '/'");
+    }
+    Map<String, String> all = storageKeys(s);
+    switch (type) {
+      case "local" -> {
+        for (String key : all.keySet()) {
+          if (AZURE_ONLY.contains(key)) {
+            throw invalid("storage." + key, "only applies to storage type azure", "remove it, or set storage.type: azure");
+          }
+        }
+        String path = required(s.path(), "storage.path", "the directory tables are written under, e.g. ./data");
+        return new WorkerConfig.StorageSettings(type, path, prefix, all);
+      }
+      case "azure" -> {
+        if (s.path() != null) {
+          throw invalid("storage.path", "only applies to storage type local", "remove it; name the container with storage.container");
+        }
+        // The storage-azure module checks the azure keys' values (and names them in its errors).
+        return new WorkerConfig.StorageSettings(type, null, prefix, all);
+      }
+      default -> throw invalid("storage.type", "is '" + type + "'", "use local or azure");
+    }
+  }
+
+  private static Map<String, String> storageKeys(StorageSection s) {
+    Map<String, String> m = new LinkedHashMap<>();
+    put(m, "type", s.type());
+    put(m, "path", s.path());
+    put(m, "prefix", s.prefix());
+    put(m, "container", s.container());
+    put(m, "connection_string", s.connectionString());
+    put(m, "account", s.account());
+    put(m, "tenant_id", s.tenantId());
+    put(m, "client_id", s.clientId());
+    put(m, "client_secret", s.clientSecret());
+    put(m, "endpoint", s.endpoint());
+    put(m, "authority_host", s.authorityHost());
+    put(m, "allow_insecure_http", s.allowInsecureHttp());
+    return m;
+  }
+
+  private FlushPolicy flushPolicy(DeliverySection d) {
+    FlushPolicy def = FlushPolicy.DEFAULT;
+    Duration interval = d.flushInterval() == null ? def.interval() : duration(d.flushInterval(), "delivery.flush_interval");
+    long rows = d.flushRows() == null ? def.rows() : count(d.flushRows(), "delivery.flush_rows");
+    long bytes = d.flushBytes() == null ? def.bytes() : size(d.flushBytes(), SizeUnit.B, "delivery.flush_bytes");
+    return new FlushPolicy(interval, rows, bytes);
+  }
+
+  /** {@code LAKESINK_DELIVERY_MERGE_SCAN_LIMIT_MB}, the file, {@code DELTA_MERGE_SCAN_LIMIT_MB}, 512. */
+  private MergeSettings merge(DeliverySection d) {
+    if (d.mergeScanLimitMb() == null) {
+      return MergeSettings.DEFAULT;
+    }
+    String key = "delivery.merge_scan_limit_mb";
+    long bytes = size(d.mergeScanLimitMb(), SizeUnit.MB, key);
+    if (bytes % (1L << 20) != 0) {
+      throw invalid(key, "is '" + d.mergeScanLimitMb() + "', not a whole number of MiB", "write e.g. 512 (MiB), 512MB or 2GB");
+    }
+    return MergeSettings.DEFAULT.withScanLimitMb(bytes >> 20);
+  }
+
+  private SchemaRegistrySettings registry(RegistrySection r) {
+    if (r == null) {
+      return null;
+    }
+    return new SchemaRegistrySettings(
+        required(r.url(), "schema_registry.url", "the registry's URL, e.g. http://registry:8081"),
+        r.username(), r.password(), r.trustStore(), r.trustStorePassword());
+  }
+
+  private WorkerConfig.CatalogSettings catalog(CatalogSection c) {
+    if (c == null) {
+      return WorkerConfig.CatalogSettings.NONE;
+    }
+    Map<String, String> all = new LinkedHashMap<>();
+    put(all, "type", c.type());
+    put(all, "workspace_url", c.workspaceUrl());
+    put(all, "client_id", c.clientId());
+    put(all, "client_secret", c.clientSecret());
+    put(all, "catalog", c.catalog());
+    put(all, "schema", c.schema());
+    put(all, "allow_unauthenticated_local_server", c.allowUnauthenticatedLocalServer());
+    String type = c.type() == null ? "none" : c.type();
+    return switch (type) {
+      case "none" -> {
+        all.keySet().stream().filter(k -> !k.equals("type")).findFirst().ifPresent(k -> {
+          throw invalid("catalog." + k, "only applies to catalog type unity", "remove it, or set catalog.type: unity");
+        });
+        yield WorkerConfig.CatalogSettings.NONE;
+      }
+      // The catalog-unity module checks the values (and names the keys in its errors).
+      case "unity" -> new WorkerConfig.CatalogSettings(
+          type, all, List.of(c.catalog() == null ? "" : c.catalog(), c.schema() == null ? "" : c.schema()));
+      default -> throw invalid("catalog.type", "is '" + type + "'", "use none or unity");
+    };
+  }
+
+  private WorkerConfig.StatusSettings status(StatusSection s) {
+    WorkerConfig.StatusSettings d = WorkerConfig.StatusSettings.DEFAULT;
+    if (s == null) {
+      return d;
+    }
+    int port = d.port();
+    if (s.port() != null) {
+      if (s.port() < 0 || s.port() > 65535) {
+        throw invalid("status.port", "is " + s.port(), "use a port number (0 picks a free one)");
+      }
+      port = s.port();
+    }
+    String host = s.host() == null ? d.host() : nonBlank(s.host(), "status.host",
+        "write the address to listen on, e.g. 127.0.0.1 (or 0.0.0.0 for every interface)");
+    return new WorkerConfig.StatusSettings(s.enabled() == null || s.enabled(), host, port);
+  }
+
+  // ---------------------------------------------------------------- subscriptions
+
+  private List<Subscription> subscriptions(List<SubscriptionSection> list) {
+    if (list == null || list.isEmpty()) {
+      throw Errors.missing("subscriptions", "a list of {topic, table} entries, one per source table");
+    }
+    List<Subscription> subs = new ArrayList<>();
+    Map<String, String> topics = new HashMap<>();
+    for (int i = 0; i < list.size(); i++) {
+      String at = "subscriptions[" + i + "]";
+      SubscriptionSection s = list.get(i);
+      if (s == null) {
+        throw invalid(at, "is empty", "write each subscription as {topic: …, table: …}");
+      }
+      String topic = required(s.topic(), at + ".topic", "the Kafka topic with the source table's change events");
+      String table = required(s.table(), at + ".table", "the target table name");
+      DeliveryMode mode = word(DeliveryMode.class, s.mode(), DeliveryMode.CHANGELOG, at + ".mode", MODES);
+      SourceFormat format = word(SourceFormat.class, s.format(), SourceFormat.AUTO, at + ".format", FORMATS);
+      List<String> key = s.primaryKey() == null ? List.of() : s.primaryKey();
+      for (int k = 0; k < key.size(); k++) {
+        if (key.get(k) == null || key.get(k).isBlank()) {
+          throw invalid(at + ".primary_key[" + k + "]", "is empty", "name a column of the table");
+        }
+      }
+      boolean meta = s.includeMetadataColumns() == null || s.includeMetadataColumns();
+      String previous = topics.put(topic, at);
+      if (previous != null) {
+        throw invalid(at + ".topic", "repeats topic " + topic + " of " + previous, "each topic feeds one subscription");
+      }
+      List<ColumnRule> columns = columns(s.columns(), at, topic);
+      List<String> flagged = columns.stream().filter(ColumnRule::primaryKey).map(ColumnRule::name).toList();
+      if (!key.isEmpty() && !flagged.isEmpty() && !key.equals(flagged)) {
+        throw invalid(at + ".primary_key", "is " + key + " but the column mapping flags " + flagged, "declare the key in one place");
+      }
+      subs.add(new Subscription(topic, table, mode, key, format, meta, columns));
+    }
+    refuseTableCollisions(subs);
+    return subs;
+  }
+
+  private List<ColumnRule> columns(List<ColumnSection> list, String subscription, String topic) {
+    List<ColumnRule> rules = new ArrayList<>();
+    if (list == null) {
+      return rules;
+    }
+    Set<String> names = new HashSet<>();
+    for (int i = 0; i < list.size(); i++) {
+      String here = subscription + ".columns[" + i + "]";
+      ColumnSection c = list.get(i);
+      if (c == null) {
+        throw invalid(here, "is empty", "write {source: column} at least");
+      }
+      String source = required(c.source(), here + ".source", "the source column's name");
+      String name = c.name() == null ? source : nonBlank(c.name(), here + ".name", "name the target column, or leave name out");
+      ColumnType cast = null;
+      if (c.cast() != null) {
+        cast = ColumnRule.castWord(c.cast()).orElseThrow(() -> invalid(here + ".cast",
+            "is '" + c.cast() + "' for column " + source + " of subscription " + subscription + " (topic " + topic + ")",
+            "use one of " + String.join(", ", ColumnRule.CAST_WORDS)));
+      }
+      if (!names.add(name)) {
+        throw invalid(here + ".name", "repeats column " + name, "give each mapped column its own name");
+      }
+      rules.add(new ColumnRule(source, name, cast, c.primaryKey() != null && c.primaryKey()));
+    }
+    return rules;
+  }
+
+  /**
+   * Every subscription owns two Delta tables whatever its mode — {@code <table>} and {@code
+   * <table>_APPEND} — because a delivery reads offsets from the other mode's table so that
+   * switching modes continues where the other stopped; the changelog's view also takes the name
+   * {@code <table>}. Two subscriptions must not share any of these names. Names are compared
+   * ignoring case, as catalogs (and some file systems) do.
+   */
+  private void refuseTableCollisions(List<Subscription> subs) {
+    Map<String, Integer> owner = new HashMap<>();
+    for (int i = 0; i < subs.size(); i++) {
+      Subscription s = subs.get(i);
+      for (String name : ownedNames(s)) {
+        Integer j = owner.putIfAbsent(name.toLowerCase(Locale.ROOT), i);
+        if (j != null && j != i) {
+          Subscription other = subs.get(j);
+          throw invalid("subscriptions[" + i + "].table",
+              "is '" + s.table() + "' (" + word(s.mode()) + ": writes " + describe(s) + "), which collides on " + name
+                  + " with subscriptions[" + j + "] (table '" + other.table() + "', " + word(other.mode()) + ": writes "
+                  + describe(other) + ")",
+              "give each subscription its own table; a changelog subscription of table x also takes the names x and x_APPEND");
+        }
+      }
+    }
+  }
+
+  private static List<String> ownedNames(Subscription s) {
+    String name = TableNames.sanitize(s.table());
+    return List.of(name, TableNames.changelog(name));
+  }
+
+  private static String describe(Subscription s) {
+    String name = TableNames.sanitize(s.table());
+    return s.mode() == DeliveryMode.CHANGELOG
+        ? "table " + TableNames.changelog(name) + " and view " + name
+        : "table " + name + ", reading offsets from " + TableNames.changelog(name);
+  }
+
+  // ---------------------------------------------------------------- values
+
+  private <E extends Enum<E>> E word(Class<E> type, String value, E fallback, String key, String allowed) {
+    if (value == null) {
+      return fallback;
+    }
+    for (E e : type.getEnumConstants()) {
+      if (word(e).equals(value)) {
+        return e;
+      }
+    }
+    // Strict on purpose: only the documented lowercase words, so that no spelling is guessed.
+    throw invalid(key, "is '" + value + "'", "use " + allowed);
+  }
+
+  private static String word(Enum<?> e) {
+    return e.name().toLowerCase(Locale.ROOT);
+  }
+
+  private static String words(Enum<?>[] values) {
+    List<String> w = new ArrayList<>();
+    for (Enum<?> e : values) w.add(word(e));
+    return w.size() == 2 ? w.get(0) + " or " + w.get(1)
+        : String.join(", ", w.subList(0, w.size() - 1)) + " or " + w.get(w.size() - 1);
+  }
+
+  private Duration duration(String text, String key) {
+    return ConfigValues.duration(text).orElseThrow(() -> invalid(key, "is '" + text + "'",
+        "write a positive whole number with a unit (" + ConfigValues.DURATION_UNITS + "), such as 500ms, 10s, 5m or 1h"));
+  }
+
+  private long size(String text, SizeUnit bare, String key) {
+    return ConfigValues.bytes(text, bare).orElseThrow(() -> invalid(key, "is '" + text + "'",
+        "write a positive whole number" + (bare == SizeUnit.B ? " of bytes" : " of MiB")
+            + ", or one with a unit: " + ConfigValues.SIZE_UNITS + ", such as 64MB"));
+  }
+
+  private long count(String text, String key) {
+    return ConfigValues.count(text).orElseThrow(() -> invalid(key, "is '" + text + "'", "write a positive whole number, such as 10000"));
+  }
+
+  private String required(String value, String key, String what) {
+    if (value == null || value.isBlank()) {
+      if (origins.containsKey(key)) {
+        throw invalid(key, "is empty", "set " + origins.get(key) + " to " + what + ", or unset it");
+      }
+      throw Errors.missing(key, what);
+    }
+    return value;
+  }
+
+  private String nonBlank(String value, String key, String fix) {
+    if (value.isBlank()) {
+      throw invalid(key, "is empty", fix);
+    }
+    return value;
+  }
+
+  private ConfigurationException invalid(String key, String problem, String fix) {
+    return invalid(key, problem, fix, origins);
+  }
+
+  private static ConfigurationException invalid(String key, String problem, String fix, Map<String, String> origins) {
+    String origin = origins.get(key);
+    return Errors.invalid(key, origin == null ? problem : problem + " (set by environment variable " + origin + ")", fix);
+  }
+
+  private static void put(Map<String, String> m, String key, Object value) {
+    if (value != null) {
+      m.put(key, String.valueOf(value));
+    }
+  }
+
+  private static boolean secret(String key) {
+    return SECRETS.contains(key) || key.startsWith("kafka.properties.");
+  }
+
+  // ---------------------------------------------------------------- messages for the loader
+
+  static ConfigurationException unreadable(java.nio.file.Path file, java.io.IOException e) {
+    return new ConfigurationException("Cannot read the configuration file " + file + ": " + e.getMessage(), e);
+  }
+
+  static ConfigurationException notAMapping(String source) {
+    return new ConfigurationException("The configuration " + source + " must be a YAML mapping with kafka, storage and subscriptions.");
+  }
+
+  static ConfigurationException notYaml(String source, Exception e) {
+    // Only the first line: the parser's later lines quote the file, which may hold a secret.
+    String first = e.getMessage() == null ? "" : e.getMessage().lines().findFirst().orElse("");
+    return new ConfigurationException("The configuration " + source + " is not valid YAML: " + first, e);
+  }
+
+  static ConfigurationException duplicateKey(String source, String key, int line) {
+    return new ConfigurationException("The configuration " + source + " writes key '" + key + "' twice in one mapping"
+        + (line > 0 ? " (the second near line " + line + ")" : "") + ": keep one, as the last would silently win.");
+  }
+
+  static ConfigurationException unknownOverride(String variable, String section, Collection<String> known) {
+    return new ConfigurationException("Environment variable " + variable + " looks like a configuration override but"
+        + " names no key of " + section + ": "
+        + (known.isEmpty()
+            ? section + " cannot be set from the environment; write it in the file (its values may use ${env:NAME})."
+            : "unset it, or use one of " + String.join(", ", known) + "."));
+  }
+
+  /** What Jackson could not bind, worded like every other message (never with a secret value). */
+  static ConfigurationException unbindable(JsonProcessingException e, Map<String, String> origins) {
+    String key = e instanceof JsonMappingException d ? path(d.getPath()) : "";
+    if (e instanceof UnrecognizedPropertyException u) {
+      TreeSet<String> known = new TreeSet<>();
+      if (u.getKnownPropertyIds() != null) u.getKnownPropertyIds().forEach(k -> known.add(String.valueOf(k)));
+      return Errors.invalid(key, "is not a known key", "known keys here are " + known);
+    }
+    if (e instanceof MismatchedInputException m) {
+      Class<?> target = m.getTargetType();
+      String value = m instanceof InvalidFormatException f && !secret(key) ? " '" + f.getValue() + "'" : "";
+      if (target == Boolean.class || target == boolean.class) {
+        return invalid(key, "is" + (value.isEmpty() ? " not true or false" : value), "use true or false", origins);
+      }
+      if (target == Integer.class || target == int.class) {
+        return invalid(key, "is" + (value.isEmpty() ? " not a whole number" : value), "write a whole number", origins);
+      }
+      if (target != null && (List.class.isAssignableFrom(target))) {
+        return Errors.invalid(key, "is not a list", "write it as [a, b] or as lines starting with '- '");
+      }
+      if (target == String.class) {
+        return Errors.invalid(key, "is not a single value", "write one value (quote it if it contains ':' or '#')");
+      }
+      return Errors.invalid(key.isEmpty() ? "(top level)" : key, "is not a mapping", "write it as key: value lines");
+    }
+    return Errors.invalid(key.isEmpty() ? "(top level)" : key, "cannot be read", "check its shape against the configuration reference");
+  }
+
+  /** {@code subscriptions[0].columns[2].cast}, as the user would point at it. */
+  private static String path(List<JsonMappingException.Reference> refs) {
+    StringBuilder s = new StringBuilder();
+    for (JsonMappingException.Reference r : refs) {
+      if (r.getFieldName() != null) {
+        if (s.length() > 0) s.append('.');
+        s.append(r.getFieldName());
+      } else if (r.getIndex() >= 0) {
+        s.append('[').append(r.getIndex()).append(']');
+      }
+    }
+    return s.toString();
+  }
+}
