@@ -147,6 +147,6 @@ public final class Pipeline {
     if (config.kafka().instanceId() != null) {
       props.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, config.kafka().instanceId()); // static membership
     }
-    return new KafkaWorker(props, routes, context.hook(), context.clock(), Duration.ofSeconds(60));
+    return new KafkaWorker(props, routes, context.hook(), context.clock(), Duration.ofSeconds(60), config.maxBufferBytes());
   }
 }

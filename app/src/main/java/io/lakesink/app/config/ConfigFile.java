@@ -56,7 +56,7 @@ record ConfigFile(
     }
   }
 
-  record DeliverySection(String flushInterval, String flushRows, String flushBytes, String mergeScanLimitMb) {}
+  record DeliverySection(String flushInterval, String flushRows, String flushBytes, String mergeScanLimitMb, String maxBufferBytes) {}
 
   record SubscriptionSection(
       String topic,

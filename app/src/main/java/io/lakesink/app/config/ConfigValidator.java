@@ -19,6 +19,7 @@ import io.lakesink.config.SourceFormat;
 import io.lakesink.config.Subscription;
 import io.lakesink.config.TableNames;
 import io.lakesink.delivery.FlushPolicy;
+import io.lakesink.kafka.KafkaWorker;
 import io.lakesink.error.ConfigurationException;
 import io.lakesink.error.Errors;
 import io.lakesink.event.ColumnType;
@@ -78,9 +79,9 @@ final class ConfigValidator {
         throw Errors.missing("schema_registry.url", "subscriptions[" + i + "] reads Avro, which needs the schema registry's URL");
       }
     }
-    DeliverySection delivery = f.delivery() == null ? new DeliverySection(null, null, null, null) : f.delivery();
+    DeliverySection delivery = f.delivery() == null ? new DeliverySection(null, null, null, null, null) : f.delivery();
     return new WorkerConfig(kafka(f.kafka()), storage(f.storage()), flushPolicy(delivery), subscriptions, registry,
-        catalog(f.catalog()), status(f.status()), merge(delivery));
+        catalog(f.catalog()), status(f.status()), merge(delivery), maxBufferBytes(delivery));
   }
 
   // ---------------------------------------------------------------- sections
@@ -172,6 +173,13 @@ final class ConfigValidator {
     long rows = d.flushRows() == null ? def.rows() : count(d.flushRows(), "delivery.flush_rows");
     long bytes = d.flushBytes() == null ? def.bytes() : size(d.flushBytes(), SizeUnit.B, "delivery.flush_bytes");
     return new FlushPolicy(interval, rows, bytes);
+  }
+
+  /** What all buffers of the worker may hold on the heap; a quarter of the heap by default. */
+  private long maxBufferBytes(DeliverySection d) {
+    return d.maxBufferBytes() == null
+        ? KafkaWorker.defaultBufferBudget()
+        : size(d.maxBufferBytes(), SizeUnit.B, "delivery.max_buffer_bytes");
   }
 
   /** {@code LAKESINK_DELIVERY_MERGE_SCAN_LIMIT_MB}, the file, {@code DELTA_MERGE_SCAN_LIMIT_MB}, 512. */

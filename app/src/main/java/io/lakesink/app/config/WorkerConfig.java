@@ -16,7 +16,8 @@ public record WorkerConfig(
     SchemaRegistrySettings schemaRegistry,
     CatalogSettings catalog,
     StatusSettings status,
-    MergeSettings merge) {
+    MergeSettings merge,
+    long maxBufferBytes) {
 
   /**
    * The HTTP endpoint with /health, /status and /metrics.
