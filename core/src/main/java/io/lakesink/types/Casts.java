@@ -51,11 +51,15 @@ public final class Casts {
    * time quadratic in its length and no bigint has that many digits.
    */
   private static BigDecimal number(String s) {
+    return new BigDecimal(numeral(s));
+  }
+
+  private static String numeral(String s) {
     String t = s.trim();
     if (t.length() > Decimals.MAX_DIGITS) {
       throw new IllegalArgumentException("cannot cast a String of " + t.length() + " characters to a number");
     }
-    return new BigDecimal(t);
+    return t;
   }
 
   private static long toLong(Object v) {
@@ -69,7 +73,8 @@ public final class Casts {
 
   private static double toDouble(Object v) {
     if (v instanceof Number n) return n.doubleValue();
-    if (v instanceof String s) return number(s).doubleValue();
+    if (v instanceof String s) return Double.parseDouble(numeral(s)); // keeps NaN, Infinity, 1.5f
+
     throw new IllegalArgumentException("cannot cast " + describe(v) + " to double");
   }
 

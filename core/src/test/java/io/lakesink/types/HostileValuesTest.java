@@ -143,6 +143,7 @@ class HostileValuesTest {
     });
     assertEquals(new BigDecimal("12.5").toPlainString(), Casts.cast(new BigDecimal("12.5"), ColumnType.STRING));
     assertEquals(1000L, Casts.cast("1e3", ColumnType.BIGINT));
+    assertEquals(Double.NaN, Casts.cast(" NaN ", ColumnType.DOUBLE));
     assertEquals(Instant.parse("2026-01-01T00:00:00Z"), Casts.cast("2026-01-01T00:00:00Z", ColumnType.TIMESTAMP));
   }
 }
