@@ -609,6 +609,33 @@ class AvroDebeziumDecoderTest {
   }
 
   @Test
+  void corruptBodiesAreDecodedOrRefusedButNeverABug() throws Exception {
+    GenericRecord vsd = new GenericRecordBuilder(field("vsd")).set("scale", 3).set("value", unscaled("-5")).build();
+    GenericRecord after = allTypes(1).set("amount", unscaled("-12345.678")).set("huge", unscaled("1.25")).set("vsd", vsd)
+        .set("no_precision", unscaled("3.1416")).set("tags", List.of("a", "b")).set("attrs", Map.of("k", 1L))
+        .set("at_us", 5L).set("day", 3).set("s", "text").set("t_micros", 1000L).build();
+    byte[] good = value(ALL_TYPES_ENVELOPE, "c", null, after, 1L, 1L);
+    byte[] key = key(1);
+    java.util.Random random = new java.util.Random(42); // fixed: the same inputs every run
+    assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+      for (int i = 0; i < 3000; i++) {
+        byte[] bad = Arrays.copyOf(good, random.nextInt(3) == 0 ? AvroDebeziumDecoder.HEADER_LENGTH + random.nextInt(good.length) : good.length);
+        for (int flips = 1 + random.nextInt(4); flips > 0; flips--) {
+          if (bad.length > AvroDebeziumDecoder.HEADER_LENGTH) { // the schema id stays: no registry traffic
+            bad[AvroDebeziumDecoder.HEADER_LENGTH + random.nextInt(bad.length - AvroDebeziumDecoder.HEADER_LENGTH)] = (byte) random.nextInt(256);
+          }
+        }
+        try {
+          decode(key, bad);
+        } catch (DecodeException refused) {
+          // fine: a corrupt record is undecodable; anything else escaping would be a bug
+        }
+      }
+    });
+    assertEquals(1L, decode(key, good).value("id"), "the decoder is still fine");
+  }
+
+  @Test
   void sizeIsTheEncodedValueLength() throws Exception {
     byte[] value = value(V1_ENVELOPE, "c", null, customer(V1, 1, "a"), 1L, 1L);
     assertEquals(value.length, decode(key(1), value).sizeBytes());

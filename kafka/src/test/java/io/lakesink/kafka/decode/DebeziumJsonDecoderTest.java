@@ -217,6 +217,44 @@ class DebeziumJsonDecoderTest {
     }
   }
 
+  @Test
+  void corruptRecordsAreDecodedOrRefusedButNeverABug() {
+    String dec = "org.apache.kafka.connect.data.Decimal";
+    String fields = "[" + String.join(",",
+        f("int64", null, "id", null),
+        f("int32", null, "small", null),
+        f("bytes", dec, "amount", "{\"scale\":\"3\",\"connect.decimal.precision\":\"12\"}"),
+        f("int32", "io.debezium.time.Date", "day", null),
+        f("int64", "io.debezium.time.MicroTimestamp", "at", null),
+        f("string", "io.debezium.time.ZonedTimestamp", "zoned", null),
+        f("struct", "io.debezium.data.VariableScaleDecimal", "vsd", null),
+        f("string", null, "s", null)) + "]";
+    String good = "{\"schema\":{\"type\":\"struct\",\"fields\":[{\"type\":\"struct\",\"optional\":true,\"field\":\"after\",\"fields\":"
+        + fields + "},{\"type\":\"string\",\"field\":\"op\"}]},\"payload\":{\"after\":{\"id\":1,\"small\":2,\"amount\":\""
+        + unscaled("-12345") + "\",\"day\":3,\"at\":4,\"zoned\":\"2026-01-01T10:00:00+02:00\",\"vsd\":{\"scale\":3,\"value\":\""
+        + unscaled("-5") + "\"},\"s\":\"x\"},\"op\":\"c\"}}";
+    String alphabet = "{}[]:,\"0123456789-+eE.abcnrstu \\";
+    java.util.Random random = new java.util.Random(7); // fixed: the same inputs every run
+    assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+      for (int i = 0; i < 5000; i++) {
+        StringBuilder bad = new StringBuilder(good);
+        for (int edits = 1 + random.nextInt(3); edits > 0 && bad.length() > 0; edits--) {
+          int at = random.nextInt(bad.length());
+          switch (random.nextInt(3)) {
+            case 0 -> bad.setCharAt(at, alphabet.charAt(random.nextInt(alphabet.length())));
+            case 1 -> bad.deleteCharAt(at);
+            default -> bad.insert(at, alphabet.charAt(random.nextInt(alphabet.length())));
+          }
+        }
+        try {
+          decode("{\"id\":1}", bad.toString());
+        } catch (DecodeException refused) {
+          // fine: a corrupt record is undecodable; anything else escaping would be a bug
+        }
+      }
+    });
+  }
+
   private static String f(String type, String name, String field, String params) {
     return "{\"type\":\"" + type + "\",\"optional\":true" + (name == null ? "" : ",\"name\":\"" + name + "\"")
         + (params == null ? "" : ",\"parameters\":" + params) + ",\"field\":\"" + field + "\"}";
