@@ -273,6 +273,9 @@ public final class AvroDebeziumDecoder implements RecordDecoder {
               "the record " + what + " has bytes left over after its Avro body: it does not match writer schema id " + id);
         }
       } catch (IOException | RuntimeException e) {
+        // Avro reports a body that does not match its schema with whatever it trips over
+        // (EOFException, AvroRuntimeException, SystemLimitException for absurd lengths,
+        // ArrayIndexOutOfBounds for a bad union index, …): all of them mean a bad record.
         throw new DecodeException(
             "the record " + what + "'s Avro body does not match writer schema id " + id + " (" + e + ")", e);
       }

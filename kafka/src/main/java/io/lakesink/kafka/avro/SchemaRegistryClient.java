@@ -164,7 +164,7 @@ public final class SchemaRegistryClient {
       mine.complete(schema);
       return schema;
     } catch (RetryableException e) {
-      recentFailures.put(id, new RecentFailure(e, clock.millis() + limits.failureBackoff().toMillis()));
+      rememberFailure(id, e);
       mine.completeExceptionally(e);
       throw e;
     } catch (DecodeException | RuntimeException | Error e) {
@@ -173,6 +173,18 @@ public final class SchemaRegistryClient {
     } finally {
       inFlight.remove(id, mine);
     }
+  }
+
+  private void rememberFailure(int id, RetryableException e) {
+    long now = clock.millis();
+    if (recentFailures.size() >= limits.cacheSize()) {
+      // Records cycling through ids during an outage must not grow this without end.
+      recentFailures.values().removeIf(f -> now >= f.untilMillis());
+      if (recentFailures.size() >= limits.cacheSize()) {
+        recentFailures.clear();
+      }
+    }
+    recentFailures.put(id, new RecentFailure(e, now + limits.failureBackoff().toMillis()));
   }
 
   private void throwIfFailedRecently(int id) {

@@ -339,6 +339,24 @@ class SchemaRegistryClientTest {
   }
 
   @Test
+  void rememberedFailuresAreBoundedToo() throws Exception {
+    try (TestSchemaRegistry registry = TestSchemaRegistry.start()) {
+      SchemaRegistryClient client = new SchemaRegistryClient(
+          SchemaRegistrySettings.of(registry.url()), new SchemaRegistryClient.Limits(1, FAST, FAILURE_BACKOFF, 2), clock);
+      registry.failWith(503);
+      for (int id = 1; id <= 2; id++) {
+        int i = id;
+        assertThrows(RetryableException.class, () -> client.schemaById(i));
+        assertThrows(RetryableException.class, () -> client.schemaById(i));
+        assertEquals(1, registry.requests("/schemas/ids/" + id), "remembered");
+      }
+      assertThrows(RetryableException.class, () -> client.schemaById(3)); // a third failing id: the oldest are let go
+      assertThrows(RetryableException.class, () -> client.schemaById(1));
+      assertEquals(2, registry.requests("/schemas/ids/1"), "forgotten, asked again");
+    }
+  }
+
+  @Test
   void basicAuthOverPlainHttpNeedsAnExplicitOptIn() {
     ConfigurationException refused = assertThrows(ConfigurationException.class,
         () -> new SchemaRegistrySettings("http://registry:8081", "reader", "s3cret-pw", null, null));
