@@ -209,4 +209,25 @@ public final class Errors {
   private static String abbreviate(String s) {
     return s.length() <= 64 ? s : s.substring(0, 61) + "...";
   }
+
+  /**
+   * A decoder failed in a way it did not anticipate (an exception other than its "cannot decode"
+   * one): a bug in lakesink, not a bad record. Only the exception's class is shown; its message
+   * could quote the record.
+   */
+  public static TableFailureException decoderBug(String table, SourcePosition at, Throwable cause) {
+    return new TableFailureException(
+        "Internal error while decoding the record at "
+            + at
+            + " for table "
+            + table
+            + ": "
+            + cause.getClass().getName()
+            + ". This is a bug in lakesink, please report it with the stack trace from the log."
+            + " Delivery to "
+            + table
+            + " is stopped with its offsets frozen; a restart reads the record again.",
+        at,
+        cause);
+  }
 }

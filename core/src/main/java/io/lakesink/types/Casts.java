@@ -25,7 +25,7 @@ public final class Casts {
     }
     try {
       return switch (to.kind()) {
-        case STRING -> ValueCoercion.render(value);
+        case STRING -> toText(value);
         case BIGINT -> toLong(value);
         case DOUBLE -> toDouble(value);
         case BOOLEAN -> toBoolean(value);
@@ -33,9 +33,33 @@ public final class Casts {
         case TIMESTAMP -> toTimestamp(value);
         default -> throw new IllegalArgumentException("no cast to " + to);
       };
-    } catch (ArithmeticException | NumberFormatException | DateTimeParseException e) {
+    } catch (ArithmeticException | NumberFormatException | java.time.DateTimeException e) {
       throw new IllegalArgumentException("cannot cast " + describe(value) + " to " + to, e);
     }
+  }
+
+  private static String toText(Object v) {
+    if (v instanceof BigDecimal d && !Decimals.withinBounds(d)) {
+      throw new IllegalArgumentException(
+          "cannot cast a decimal of more than " + Decimals.MAX_DIGITS + " digits in plain notation to string");
+    }
+    return ValueCoercion.render(v);
+  }
+
+  /**
+   * Text read as a number: refused beyond MAX_DIGITS characters, as parsing a longer one costs
+   * time quadratic in its length and no bigint has that many digits.
+   */
+  private static BigDecimal number(String s) {
+    return new BigDecimal(numeral(s));
+  }
+
+  private static String numeral(String s) {
+    String t = s.trim();
+    if (t.length() > Decimals.MAX_DIGITS) {
+      throw new IllegalArgumentException("cannot cast a String of " + t.length() + " characters to a number");
+    }
+    return t;
   }
 
   private static long toLong(Object v) {
@@ -43,13 +67,14 @@ public final class Casts {
     if (v instanceof Long l) return l;
     if (v instanceof BigDecimal d) return d.longValueExact();
     if (v instanceof Float || v instanceof Double) return new BigDecimal(v.toString()).longValueExact();
-    if (v instanceof String s) return new BigDecimal(s.trim()).longValueExact();
+    if (v instanceof String s) return number(s).longValueExact(); // cheap for 1e999999999: refused by its digit count
     throw new IllegalArgumentException("cannot cast " + describe(v) + " to bigint");
   }
 
   private static double toDouble(Object v) {
     if (v instanceof Number n) return n.doubleValue();
-    if (v instanceof String s) return Double.parseDouble(s.trim());
+    if (v instanceof String s) return Double.parseDouble(numeral(s)); // keeps NaN, Infinity, 1.5f
+
     throw new IllegalArgumentException("cannot cast " + describe(v) + " to double");
   }
 
@@ -64,6 +89,14 @@ public final class Casts {
   }
 
   private static LocalDate toDate(Object v) {
+    LocalDate d = parseDate(v);
+    if (!TypeMapping.storable(d)) {
+      throw new IllegalArgumentException("cannot cast " + describe(v) + " to date: beyond the dates Delta stores");
+    }
+    return d;
+  }
+
+  private static LocalDate parseDate(Object v) {
     if (v instanceof LocalDate d) return d;
     if (v instanceof Instant t) return LocalDate.ofInstant(t, ZoneOffset.UTC);
     if (v instanceof String s) return LocalDate.parse(s.trim().length() > 10 ? s.trim().substring(0, 10) : s.trim());
@@ -71,6 +104,14 @@ public final class Casts {
   }
 
   private static Instant toTimestamp(Object v) {
+    Instant t = parseTimestamp(v);
+    if (!TypeMapping.storable(t)) {
+      throw new IllegalArgumentException("cannot cast " + describe(v) + " to timestamp: beyond the range Delta stores");
+    }
+    return t;
+  }
+
+  private static Instant parseTimestamp(Object v) {
     if (v instanceof Instant t) return t;
     if (v instanceof LocalDate d) return d.atStartOfDay().toInstant(ZoneOffset.UTC);
     if (v instanceof Long || v instanceof Integer) return Instant.ofEpochMilli(((Number) v).longValue());

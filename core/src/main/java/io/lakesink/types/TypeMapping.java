@@ -4,10 +4,12 @@ import io.lakesink.event.ColumnType;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
+import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalTime;
 import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
 import java.util.Base64;
 import java.util.Map;
 
@@ -68,90 +70,164 @@ public final class TypeMapping {
     if (precision == null) {
       precision = params.get("precision");
     }
-    int scale = Integer.parseInt(params.getOrDefault("scale", "0"));
-    if (precision == null) {
-      return ColumnType.STRING;
-    }
-    int p = Integer.parseInt(precision);
-    return p <= ColumnType.MAX_DECIMAL_PRECISION && p > 0 && scale >= 0 && scale <= p
+    Integer p = precision == null ? null : intOrNull(precision);
+    Integer scale = intOrNull(params.getOrDefault("scale", "0"));
+    // Without a usable precision and scale, the column is text; converting a value then needs
+    // the scale, so an unreadable one refuses the record rather than the schema.
+    return p != null && scale != null && p <= ColumnType.MAX_DECIMAL_PRECISION && p > 0 && scale >= 0 && scale <= p
         ? ColumnType.decimal(p, scale)
         : ColumnType.STRING;
   }
 
+  private static Integer intOrNull(String s) {
+    try {
+      return Integer.parseInt(s.strip());
+    } catch (NumberFormatException e) {
+      return null;
+    }
+  }
+
+  /** The earliest and latest instants Delta stores: microseconds since 1970 in a signed long. */
+  private static final Instant MIN_TIMESTAMP = Instant.ofEpochSecond(Long.MIN_VALUE / 1_000_000L + 1);
+  private static final Instant MAX_TIMESTAMP = Instant.ofEpochSecond(Long.MAX_VALUE / 1_000_000L - 1);
+
+  /** Whether Delta can store the instant (as microseconds since 1970 in 64 bits). */
+  public static boolean storable(Instant t) {
+    return !t.isBefore(MIN_TIMESTAMP) && !t.isAfter(MAX_TIMESTAMP);
+  }
+
+  /** Whether Delta can store the date (as days since 1970 in 32 bits). */
+  public static boolean storable(LocalDate d) {
+    long day = d.toEpochDay();
+    return day == (int) day;
+  }
+
   /**
-   * Converts a wire value (Boolean, Integer, Long, Float, Double, String, byte[]/ByteBuffer, or
-   * a Map for VariableScaleDecimal) to the value of a column of {@code target}.
+   * Converts a wire value (Boolean, Integer, Long, Float, Double, String, BigDecimal,
+   * byte[]/ByteBuffer, or a Map with {@code scale} and {@code value} for VariableScaleDecimal) to
+   * the value of a column of {@code target}.
    *
-   * @throws IllegalArgumentException when the value does not fit the source type
+   * @throws DecimalOutOfBoundsException when a decimal is too wide to render or rescale safely
+   * @throws UnconvertibleValueException when the value does not fit the source type, or Delta
+   *     cannot store it (a timestamp beyond ±292,000 years, …)
    */
-  public static Object convert(SourceType source, ColumnType target, Object wire) {
+  public static Object convert(SourceType source, ColumnType target, Object wire) throws UnconvertibleValueException {
     if (wire == null) {
       return null;
     }
     String name = source.semanticName() == null ? "" : source.semanticName();
-    switch (target.kind()) {
-      case BOOLEAN:
-        return (Boolean) wire;
-      case INT:
-        return ((Number) wire).intValue();
-      case BIGINT:
-        return ((Number) wire).longValue();
-      case FLOAT:
-        return ((Number) wire).floatValue();
-      case DOUBLE:
-        return ((Number) wire).doubleValue();
-      case DECIMAL:
-        return decimal(wire, target.scale());
-      case DATE:
-        return LocalDate.ofEpochDay(((Number) wire).longValue());
-      case TIMESTAMP:
-        return timestamp(name, wire);
-      case STRING:
-        return string(source, name, wire);
-      default:
-        throw new IllegalStateException("unhandled type " + target);
+    try {
+      return switch (target.kind()) {
+        case BOOLEAN -> {
+          if (!(wire instanceof Boolean b)) {
+            throw mismatch("a boolean", wire);
+          }
+          yield b;
+        }
+        case INT -> integral(wire).intValue();
+        case BIGINT -> integral(wire).longValue();
+        case FLOAT -> number(wire).floatValue();
+        case DOUBLE -> number(wire).doubleValue();
+        case DECIMAL -> decimal(wire, target);
+        case DATE -> date(integral(wire).longValue());
+        case TIMESTAMP -> timestamp(name, wire);
+        case STRING -> string(source, name, wire);
+      };
+    } catch (DateTimeException | ArithmeticException e) {
+      throw new UnconvertibleValueException(e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage(), e);
     }
   }
 
-  private static BigDecimal decimal(Object wire, int scale) {
-    if (wire instanceof BigDecimal d) {
-      return d.setScale(scale);
-    }
-    return new BigDecimal(new BigInteger(bytes(wire)), scale);
+  private static UnconvertibleValueException mismatch(String expected, Object wire) {
+    return new UnconvertibleValueException("expected " + expected + ", got " + wire.getClass().getSimpleName());
   }
 
-  private static Instant timestamp(String name, Object wire) {
+  private static Number number(Object wire) throws UnconvertibleValueException {
+    if (wire instanceof Number n) {
+      return n;
+    }
+    throw mismatch("a number", wire);
+  }
+
+  private static Number integral(Object wire) throws UnconvertibleValueException {
+    if (wire instanceof Integer || wire instanceof Long || wire instanceof Short || wire instanceof Byte) {
+      return (Number) wire;
+    }
+    throw mismatch("an integer", wire);
+  }
+
+  private static LocalDate date(long epochDay) throws UnconvertibleValueException {
+    if (epochDay != (int) epochDay) {
+      throw new UnconvertibleValueException("day " + epochDay + " since 1970 is beyond the dates Delta stores");
+    }
+    return LocalDate.ofEpochDay(epochDay);
+  }
+
+  /** A decimal for a decimal(p, s) column: rescaled exactly to s, at most p digits. */
+  private static BigDecimal decimal(Object wire, ColumnType target) throws UnconvertibleValueException {
+    BigDecimal d = wire instanceof BigDecimal b
+        ? Decimals.rescale(b, target.scale()) // a JSON number (decimal.format=NUMERIC)
+        : Decimals.of(new BigInteger(bytes(wire)), target.scale());
+    if (d.precision() > target.precision()) {
+      throw new UnconvertibleValueException(
+          "a decimal of " + d.precision() + " digits does not fit the schema's " + target.sqlName());
+    }
+    return d;
+  }
+
+  /** A decimal at the scale its schema gives, for a string column (too wide for Delta's decimal). */
+  private static BigDecimal decimal(Object wire, String scaleParameter) throws UnconvertibleValueException {
+    Integer scale = intOrNull(scaleParameter);
+    if (scale == null) {
+      throw new UnconvertibleValueException("the decimal's schema has scale '" + scaleParameter + "', not an integer");
+    }
+    return wire instanceof BigDecimal b ? Decimals.rescale(b, scale) : Decimals.of(new BigInteger(bytes(wire)), scale);
+  }
+
+  private static Instant timestamp(String name, Object wire) throws UnconvertibleValueException {
+    Instant t;
     if (wire instanceof String s) {
-      return OffsetDateTime.parse(s).toInstant();
+      try {
+        t = OffsetDateTime.parse(s).toInstant();
+      } catch (DateTimeParseException e) {
+        throw new UnconvertibleValueException("expected an ISO-8601 timestamp with an offset", e);
+      }
+    } else {
+      long v = integral(wire).longValue();
+      t = switch (name) {
+        case MICRO_TIMESTAMP, "timestamp-micros", "local-timestamp-micros" -> micros(v);
+        case NANO_TIMESTAMP, "timestamp-nanos", "local-timestamp-nanos" ->
+            Instant.ofEpochSecond(Math.floorDiv(v, 1_000_000_000L), Math.floorMod(v, 1_000_000_000L));
+        default -> Instant.ofEpochMilli(v);
+      };
     }
-    long v = ((Number) wire).longValue();
-    return switch (name) {
-      case MICRO_TIMESTAMP, "timestamp-micros", "local-timestamp-micros" -> micros(v);
-      case NANO_TIMESTAMP, "timestamp-nanos", "local-timestamp-nanos" ->
-          Instant.ofEpochSecond(Math.floorDiv(v, 1_000_000_000L), Math.floorMod(v, 1_000_000_000L));
-      default -> Instant.ofEpochMilli(v);
-    };
+    if (!storable(t)) {
+      throw new UnconvertibleValueException("the timestamp is beyond the range Delta stores (about ±292,000 years)");
+    }
+    return t;
   }
 
   private static Instant micros(long v) {
     return Instant.ofEpochSecond(Math.floorDiv(v, 1_000_000L), Math.floorMod(v, 1_000_000L) * 1000);
   }
 
-  private static String string(SourceType source, String name, Object wire) {
+  private static String string(SourceType source, String name, Object wire) throws UnconvertibleValueException {
     switch (name) {
       case TIME, CONNECT_TIME, "time-millis":
-        return timeOfDay(((Number) wire).longValue() * 1_000_000L);
+        return timeOfDay(Math.multiplyExact(integral(wire).longValue(), 1_000_000L));
       case MICRO_TIME, "time-micros":
-        return timeOfDay(((Number) wire).longValue() * 1_000L);
+        return timeOfDay(Math.multiplyExact(integral(wire).longValue(), 1_000L));
       case NANO_TIME:
-        return timeOfDay(((Number) wire).longValue());
+        return timeOfDay(integral(wire).longValue());
       case CONNECT_DECIMAL, "decimal":
         // Wider than Delta's 38 digits, or without a precision: the exact value as text.
-        return decimal(wire, Integer.parseInt(source.parameters().getOrDefault("scale", "0"))).toPlainString();
+        return decimal(wire, source.parameters().getOrDefault("scale", "0")).toPlainString();
       case VARIABLE_SCALE_DECIMAL:
         if (wire instanceof Map<?, ?> m) {
-          int scale = ((Number) m.get("scale")).intValue();
-          return new BigDecimal(new BigInteger(bytes(m.get("value"))), scale).toPlainString();
+          if (!(m.get("scale") instanceof Integer scale) || m.get("value") == null) {
+            throw new UnconvertibleValueException("expected a VariableScaleDecimal with an int 'scale' and bytes 'value'");
+          }
+          return Decimals.of(new BigInteger(bytes(m.get("value"))), scale).toPlainString();
         }
         break;
       default:
@@ -159,6 +235,9 @@ public final class TypeMapping {
     }
     if (wire instanceof byte[] || wire instanceof ByteBuffer) {
       return Base64.getEncoder().encodeToString(bytes(wire));
+    }
+    if (wire instanceof BigDecimal d) {
+      return Decimals.plain(d);
     }
     return wire.toString();
   }
@@ -174,7 +253,7 @@ public final class TypeMapping {
     return s.length() == 5 ? s + ":00" : s; // LocalTime drops ":00" seconds
   }
 
-  private static byte[] bytes(Object wire) {
+  private static byte[] bytes(Object wire) throws UnconvertibleValueException {
     if (wire instanceof byte[] b) {
       return b;
     }
@@ -185,8 +264,12 @@ public final class TypeMapping {
       return b;
     }
     if (wire instanceof String s) {
-      return Base64.getDecoder().decode(s); // Kafka Connect's JSON converter base64-encodes bytes
+      try {
+        return Base64.getDecoder().decode(s); // Kafka Connect's JSON converter base64-encodes bytes
+      } catch (IllegalArgumentException e) {
+        throw new UnconvertibleValueException("expected base64-encoded bytes", e);
+      }
     }
-    throw new IllegalArgumentException("expected bytes, got " + wire.getClass().getSimpleName());
+    throw mismatch("bytes", wire);
   }
 }

@@ -27,6 +27,7 @@ public final class ValueCoercion {
     }
     switch (to.kind()) {
       case STRING:
+        if (value instanceof BigDecimal d && !Decimals.withinBounds(d)) break; // its plain text is too long
         return render(value);
       case BIGINT:
         if (value instanceof Integer i) return i.longValue();
@@ -45,14 +46,17 @@ public final class ValueCoercion {
         if (value instanceof BigDecimal b) d = b;
         if (value instanceof Integer i) d = BigDecimal.valueOf(i);
         if (value instanceof Long l) d = BigDecimal.valueOf(l);
-        if (d != null) {
+        if (d != null && Decimals.withinBounds(d)) { // otherwise setScale could allocate gigabytes
           BigDecimal unscaled = d;
           BigDecimal scaled = exact(() -> unscaled.setScale(to.scale()));
           if (scaled.precision() <= to.precision()) return scaled;
         }
         break;
       case TIMESTAMP:
-        if (value instanceof LocalDate date) return date.atStartOfDay().toInstant(java.time.ZoneOffset.UTC);
+        if (value instanceof LocalDate date) {
+          Instant t = date.atStartOfDay().toInstant(java.time.ZoneOffset.UTC);
+          if (TypeMapping.storable(t)) return t;
+        }
         break;
       default:
         break;
@@ -60,9 +64,12 @@ public final class ValueCoercion {
     throw DOES_NOT_FIT;
   }
 
-  /** How a typed value reads in a string column. */
+  /**
+   * How a typed value reads in a string column. A decimal beyond {@link Decimals#MAX_DIGITS} reads
+   * in scientific notation: its plain text would take gigabytes (callers refuse such values first).
+   */
   public static String render(Object value) {
-    if (value instanceof BigDecimal d) return d.toPlainString();
+    if (value instanceof BigDecimal d) return Decimals.withinBounds(d) ? d.toPlainString() : d.toString();
     if (value instanceof Instant t) return t.toString();
     return value.toString();
   }

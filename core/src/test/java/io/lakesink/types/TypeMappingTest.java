@@ -7,13 +7,13 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class TypeMappingTest {
-  static Object convert(String base, String name, Object wire) {
+  static Object convert(String base, String name, Object wire) throws UnconvertibleValueException {
     SourceType t = new SourceType(base, name, Map.of());
     return TypeMapping.convert(t, TypeMapping.columnType(t), wire);
   }
 
   @Test
-  void timesOfDayAlwaysShowSeconds() {
+  void timesOfDayAlwaysShowSeconds() throws Exception {
     assertEquals("10:00:00", convert("int64", TypeMapping.MICRO_TIME, 36_000_000_000L));
     assertEquals("10:00:00.500", convert("int32", TypeMapping.TIME, 36_000_500));
     assertEquals("24:00:00", convert("int64", TypeMapping.MICRO_TIME, 86_400_000_000L));

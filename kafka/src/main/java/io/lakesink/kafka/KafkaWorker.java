@@ -234,8 +234,14 @@ public final class KafkaWorker implements AutoCloseable {
       raiseFault("registry:" + record.topic(), e);
       readAgainLater(tp, record.offset(), FAULT_RECHECK);
       return;
-    } catch (DecodeException | RuntimeException e) {
+    } catch (DecodeException e) {
       failTable(delivery, Errors.undecodable(delivery.tableName(), at, e.getMessage(), e));
+      return;
+    } catch (RuntimeException e) {
+      // Decoders report every input problem as a DecodeException: anything else is a bug in
+      // lakesink, said as such (the record may be fine), with its stack trace in the log only.
+      log.error("Decoder bug at {}", at, e);
+      failTable(delivery, Errors.decoderBug(delivery.tableName(), at, e));
       return;
     }
     if (!faults.isEmpty()) {

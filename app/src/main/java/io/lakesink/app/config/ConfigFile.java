@@ -75,7 +75,9 @@ record ConfigFile(
     }
   }
 
-  record RegistrySection(String url, String username, String password, String trustStore, String trustStorePassword) {
+  record RegistrySection(
+      String url, String username, String password, String trustStore, String trustStorePassword,
+      Boolean allowInsecureHttp, String timeout) {
     @Override
     public String toString() {
       return "RegistrySection";

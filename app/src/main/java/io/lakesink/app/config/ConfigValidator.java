@@ -201,7 +201,9 @@ final class ConfigValidator {
     }
     return new SchemaRegistrySettings(
         required(r.url(), "schema_registry.url", "the registry's URL, e.g. http://registry:8081"),
-        r.username(), r.password(), r.trustStore(), r.trustStorePassword());
+        r.username(), r.password(), r.trustStore(), r.trustStorePassword(),
+        Boolean.TRUE.equals(r.allowInsecureHttp()),
+        r.timeout() == null ? null : duration(r.timeout(), "schema_registry.timeout"));
   }
 
   private WorkerConfig.CatalogSettings catalog(CatalogSection c) {

@@ -7,7 +7,7 @@ import io.lakesink.event.RowSchema;
 import io.lakesink.kafka.decode.DecodeException;
 import io.lakesink.kafka.decode.RecordDecoder;
 import java.io.IOException;
-import java.util.HashMap;
+import io.lakesink.kafka.decode.LruCache;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,10 +29,13 @@ import org.apache.avro.io.DecoderFactory;
  * truncates and message events carry no change; a delete without a before image uses the key;
  * the change time is {@code source.ts_ms}, else the envelope's {@code ts_ms}. Every column is
  * typed from the writer schema by {@link io.lakesink.types.TypeMapping}. The key's field names are
- * the default primary key; a key that is not Confluent Avro gives none.
+ * the default primary key; a key that is not Confluent Avro (no magic byte) gives none. A key that
+ * is, but whose schema cannot be had, fails like a value would: retryable while the registry is
+ * unreachable, undecodable when the registry refuses it. It is never taken for "no key": that
+ * would silently turn a keyed table append-only.
  *
- * <p>Not thread-safe (it caches readers and row schemas per schema id); the registry client it
- * uses may be shared.
+ * <p>Not thread-safe (it caches readers and row schemas per schema id, the least recently used
+ * beyond {@link LruCache#DEFAULT_CAPACITY}); the registry client it uses may be shared.
  */
 public final class AvroDebeziumDecoder implements RecordDecoder {
   /** The Confluent wire format's first byte. */
@@ -44,12 +47,10 @@ public final class AvroDebeziumDecoder implements RecordDecoder {
   static final Set<String> FLATTENED_METADATA = Set.of("__op", "__ts_ms", "__source_ts_ms", "__deleted");
 
   private final SchemaRegistryClient registry;
-  private final Map<Integer, ValueShape> valueShapes = new HashMap<>();
-  private final Map<Integer, KeyShape> keyShapes = new HashMap<>();
-  /** Row images of envelopes and keys, by record schema (registry schemas live forever). */
-  private final Map<Schema, AvroRowSchema> images = new IdentityHashMap<>();
+  private final Map<Integer, ValueShape> valueShapes = new LruCache<>(LruCache.DEFAULT_CAPACITY);
+  private final Map<Integer, KeyShape> keyShapes = new LruCache<>(LruCache.DEFAULT_CAPACITY);
   /** One RowSchema instance per distinct column list, whichever schema id produced it. */
-  private final Map<RowSchema, RowSchema> rowSchemas = new HashMap<>();
+  private final Map<RowSchema, RowSchema> rowSchemas = new LruCache<>(LruCache.DEFAULT_CAPACITY);
 
   public AvroDebeziumDecoder(SchemaRegistryClient registry) {
     this.registry = registry;
@@ -137,7 +138,7 @@ public final class AvroDebeziumDecoder implements RecordDecoder {
     if (!(image instanceof GenericRecord row)) {
       throw new DecodeException("the event's row image is " + AvroJson.text(image) + ", not a record");
     }
-    AvroRowSchema rowSchema = image(row.getSchema());
+    AvroRowSchema rowSchema = shape.image(row.getSchema());
     return new ChangeEvent(position, op, ts, rowSchema.rowSchema, rowSchema.values(row), keyFields(keyShape), size, snapshotEnd);
   }
 
@@ -161,15 +162,6 @@ public final class AvroDebeziumDecoder implements RecordDecoder {
     return new ChangeEvent(position, op, ts, rowSchema.rowSchema, rowSchema.values(record), keyFields(keyShape(key)), size);
   }
 
-  private AvroRowSchema image(Schema record) {
-    AvroRowSchema row = images.get(record);
-    if (row == null) {
-      row = AvroRowSchema.of(record, Set.of(), this::intern);
-      images.put(record, row);
-    }
-    return row;
-  }
-
   private RowSchema intern(RowSchema schema) {
     RowSchema existing = rowSchemas.putIfAbsent(schema, schema);
     return existing == null ? schema : existing;
@@ -180,26 +172,30 @@ public final class AvroDebeziumDecoder implements RecordDecoder {
   }
 
   /**
-   * The key's shape, or null when it has none usable: no key, a key that is not Confluent Avro, or
-   * one whose schema id the registry does not know. Like a JSON key that does not parse, such a
-   * key only loses its use as the default primary key. A registry that cannot be reached is not
-   * forgiven: it throws {@link io.lakesink.error.RetryableException}.
+   * The key's shape, or null when there is no key or it is not Confluent Avro (like a JSON key that
+   * does not parse, it only loses its use as the default primary key). A key schema the registry
+   * cannot give fails the record, and nothing is remembered about it: the next record asks again.
+   *
+   * @throws DecodeException when the registry refuses the key's schema id (unknown, not Avro, …)
+   * @throws io.lakesink.error.RetryableException when the registry cannot be reached
    */
-  private KeyShape keyShape(byte[] key) {
+  private KeyShape keyShape(byte[] key) throws DecodeException {
     if (!looksLikeConfluentAvro(key)) {
       return null;
     }
     int id = schemaId(key);
     KeyShape shape = keyShapes.get(id);
     if (shape == null) {
+      Schema schema;
       try {
-        shape = new KeyShape(new Reader(id, registry.schemaById(id)));
+        schema = registry.schemaById(id);
       } catch (DecodeException e) {
-        shape = new KeyShape(null);
+        throw new DecodeException("the record key's writer schema: " + e.getMessage(), e);
       }
+      shape = new KeyShape(new Reader(id, schema));
       keyShapes.put(id, shape);
     }
-    return shape.reader == null ? null : shape;
+    return shape;
   }
 
   private static void checkWireFormat(byte[] bytes, String what) throws DecodeException {
@@ -277,6 +273,9 @@ public final class AvroDebeziumDecoder implements RecordDecoder {
               "the record " + what + " has bytes left over after its Avro body: it does not match writer schema id " + id);
         }
       } catch (IOException | RuntimeException e) {
+        // Avro reports a body that does not match its schema with whatever it trips over
+        // (EOFException, AvroRuntimeException, SystemLimitException for absurd lengths,
+        // ArrayIndexOutOfBounds for a bad union index, …): all of them mean a bad record.
         throw new DecodeException(
             "the record " + what + "'s Avro body does not match writer schema id " + id + " (" + e + ")", e);
       }
@@ -297,6 +296,8 @@ public final class AvroDebeziumDecoder implements RecordDecoder {
     final int flatSourceTsMs;
     final int flatDeleted;
     private AvroRowSchema flattenedRow;
+    /** Row images of this envelope (before, after, or a key record), by record schema. */
+    private final Map<Schema, AvroRowSchema> images = new IdentityHashMap<>();
     private Object reuse;
 
     ValueShape(int id, Schema schema) {
@@ -320,6 +321,14 @@ public final class AvroDebeziumDecoder implements RecordDecoder {
       return datum;
     }
 
+    AvroRowSchema image(Schema record) {
+      // Few entries: the envelope's row schema and the key schemas its deletes fall back on.
+      if (images.size() > 16) {
+        images.clear();
+      }
+      return images.computeIfAbsent(record, r -> AvroRowSchema.of(r, Set.of(), AvroDebeziumDecoder.this::intern));
+    }
+
     AvroRowSchema flattenedRow() {
       if (flattenedRow == null) {
         flattenedRow = AvroRowSchema.of(schema, FLATTENED_METADATA, AvroDebeziumDecoder.this::intern);
@@ -330,12 +339,12 @@ public final class AvroDebeziumDecoder implements RecordDecoder {
 
   /** What a key schema id gives: its field names (the default primary key) and a reader. */
   private static final class KeyShape {
-    final Reader reader; // null when the key's schema is unknown to the registry
+    final Reader reader;
     final List<String> fields;
 
     KeyShape(Reader reader) {
       this.reader = reader;
-      this.fields = reader == null || reader.schema.getType() != Schema.Type.RECORD
+      this.fields = reader.schema.getType() != Schema.Type.RECORD
           ? List.of()
           : reader.schema.getFields().stream().map(Schema.Field::name).toList();
     }

@@ -3,8 +3,11 @@ package io.lakesink.kafka.avro;
 import io.lakesink.event.Column;
 import io.lakesink.event.RowSchema;
 import io.lakesink.kafka.decode.DecodeException;
+import io.lakesink.types.DecimalOutOfBoundsException;
 import io.lakesink.types.SourceType;
 import io.lakesink.types.TypeMapping;
+import io.lakesink.types.UnconvertibleValueException;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -14,6 +17,7 @@ import java.util.function.UnaryOperator;
 import org.apache.avro.LogicalType;
 import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericFixed;
 import org.apache.avro.generic.GenericRecord;
 
 /**
@@ -130,7 +134,9 @@ final class AvroRowSchema {
       Column c = rowSchema.columns().get(i);
       try {
         values[i] = TypeMapping.convert(sourceTypes[i], c.type(), wire(fieldSchemas[i], sourceTypes[i], raw));
-      } catch (DecodeException | RuntimeException e) {
+      } catch (DecimalOutOfBoundsException e) {
+        throw new DecodeException("column " + c.name() + ": " + e.getMessage(), e); // never the value: it is the problem
+      } catch (DecodeException | UnconvertibleValueException e) {
         SourceType t = sourceTypes[i];
         throw new DecodeException(
             "column " + c.name() + ": value " + abbreviate(String.valueOf(AvroJson.text(raw)))
@@ -148,10 +154,12 @@ final class AvroRowSchema {
     if (TypeMapping.VARIABLE_SCALE_DECIMAL.equals(type.semanticName()) && raw instanceof GenericRecord r) {
       Schema.Field scale = r.getSchema().getField("scale");
       Schema.Field value = r.getSchema().getField("value");
-      if (scale == null || value == null || r.get(scale.pos()) == null || r.get(value.pos()) == null) {
-        throw new DecodeException("expected a record with 'scale' and 'value'");
+      Object scaleValue = scale == null ? null : r.get(scale.pos());
+      Object unscaled = value == null ? null : r.get(value.pos());
+      if (!(scaleValue instanceof Integer) || !(unscaled instanceof ByteBuffer || unscaled instanceof GenericFixed)) {
+        throw new DecodeException("expected a record with an int 'scale' and bytes 'value'");
       }
-      return Map.of("scale", ((Number) r.get(scale.pos())).intValue(), "value", AvroJson.bytes(r.get(value.pos())));
+      return Map.of("scale", scaleValue, "value", AvroJson.bytes(unscaled));
     }
     return switch (s.getType()) {
       case BOOLEAN, INT, LONG, FLOAT, DOUBLE -> raw;

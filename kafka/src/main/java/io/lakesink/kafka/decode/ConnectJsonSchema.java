@@ -3,8 +3,10 @@ package io.lakesink.kafka.decode;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lakesink.event.Column;
 import io.lakesink.event.RowSchema;
+import io.lakesink.types.DecimalOutOfBoundsException;
 import io.lakesink.types.SourceType;
 import io.lakesink.types.TypeMapping;
+import io.lakesink.types.UnconvertibleValueException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -71,19 +73,27 @@ final class ConnectJsonSchema {
       }
       try {
         values[i] = TypeMapping.convert(sourceTypes[i], c.type(), wire(sourceTypes[i], v));
-      } catch (DecodeException | RuntimeException e) {
+      } catch (DecimalOutOfBoundsException e) {
+        throw new DecodeException("column " + c.name() + ": " + e.getMessage(), e); // never the value: it is the problem
+      } catch (DecodeException | UnconvertibleValueException e) {
         throw new DecodeException(
             "column " + c.name() + ": value " + abbreviate(v.toString()) + " does not match its schema type "
-                + sourceTypes[i].baseType() + (sourceTypes[i].semanticName() == null ? "" : " (" + sourceTypes[i].semanticName() + ")"),
+                + sourceTypes[i].baseType() + (sourceTypes[i].semanticName() == null ? "" : " (" + sourceTypes[i].semanticName() + ")")
+                + ": " + e.getMessage(),
             e);
       }
     }
     return values;
   }
 
-  private static Object wire(SourceType type, JsonNode v) throws DecodeException {
+  private static Object wire(SourceType type, JsonNode v) throws DecodeException, DecimalOutOfBoundsException {
     if (TypeMapping.VARIABLE_SCALE_DECIMAL.equals(type.semanticName()) && v.isObject()) {
-      return Map.of("scale", v.path("scale").asInt(), "value", v.path("value").asText());
+      JsonNode scale = v.get("scale");
+      JsonNode unscaled = v.get("value");
+      if (scale == null || !scale.isIntegralNumber() || !scale.canConvertToInt() || unscaled == null || !unscaled.isTextual()) {
+        throw new DecodeException("expected an object with an int 'scale' and a base64 'value'");
+      }
+      return Map.of("scale", scale.intValue(), "value", unscaled.textValue());
     }
     if (type.parameters().containsKey("scale") && v.isNumber() && type.baseType().equals("bytes")) {
       return v.decimalValue(); // a converter set to decimal.format=NUMERIC
@@ -94,11 +104,11 @@ final class ConnectJsonSchema {
         yield v.booleanValue();
       }
       case "int8", "int16", "int32" -> {
-        if (!v.isIntegralNumber()) throw new DecodeException("expected an integer");
+        if (!v.isIntegralNumber() || !v.canConvertToInt()) throw new DecodeException("expected a 32-bit integer");
         yield v.intValue();
       }
       case "int64" -> {
-        if (!v.isIntegralNumber()) throw new DecodeException("expected an integer");
+        if (!v.isIntegralNumber() || !v.canConvertToLong()) throw new DecodeException("expected a 64-bit integer");
         yield v.longValue();
       }
       case "float", "double", "float32", "float64" -> {

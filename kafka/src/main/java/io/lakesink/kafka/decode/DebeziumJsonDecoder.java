@@ -2,15 +2,16 @@ package io.lakesink.kafka.decode;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import io.lakesink.error.SourcePosition;
 import io.lakesink.event.ChangeEvent;
 import io.lakesink.event.Column;
 import io.lakesink.event.ColumnType;
 import io.lakesink.event.Operation;
 import io.lakesink.event.RowSchema;
+import io.lakesink.types.DecimalOutOfBoundsException;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -34,8 +35,8 @@ public final class DebeziumJsonDecoder implements RecordDecoder {
       new ObjectMapper()
           .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
           .configure(com.fasterxml.jackson.databind.cfg.JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES, false);
-  private final Map<List<String>, RowSchema> untypedSchemas = new HashMap<>();
-  private final Map<JsonNode, ConnectJsonSchema> typedSchemas = new HashMap<>();
+  private final Map<List<String>, RowSchema> untypedSchemas = new LruCache<>(LruCache.DEFAULT_CAPACITY);
+  private final Map<JsonNode, ConnectJsonSchema> typedSchemas = new LruCache<>(LruCache.DEFAULT_CAPACITY);
 
   @Override
   public ChangeEvent decode(SourcePosition position, byte[] key, byte[] value) throws DecodeException {
@@ -87,6 +88,9 @@ public final class DebeziumJsonDecoder implements RecordDecoder {
         throw new DecodeException("a delete event with neither a 'before' image nor a record key");
       }
     }
+    if (!image.isObject()) {
+      throw new DecodeException("the event's '" + imageField + "' image is a JSON " + image.getNodeType() + ", not an object");
+    }
     Long ts = longOrNull(payload.path("source").get("ts_ms"));
     if (ts == null) {
       ts = longOrNull(payload.get("ts_ms"));
@@ -134,7 +138,11 @@ public final class DebeziumJsonDecoder implements RecordDecoder {
     RowSchema rowSchema = untypedSchemas.computeIfAbsent(names, DebeziumJsonDecoder::untyped);
     Object[] values = new Object[names.size()];
     for (int i = 0; i < values.length; i++) {
-      values[i] = JsonValues.text(image.get(names.get(i)));
+      try {
+        values[i] = JsonValues.text(image.get(names.get(i)));
+      } catch (DecimalOutOfBoundsException e) {
+        throw new DecodeException("column " + names.get(i) + ": " + e.getMessage(), e); // never the value: it is the problem
+      }
     }
     return new ChangeEvent(position, op, ts, rowSchema, values, keyFields, size);
   }
@@ -146,11 +154,11 @@ public final class DebeziumJsonDecoder implements RecordDecoder {
   }
 
   private JsonNode withoutFields(JsonNode struct, Set<String> exclude) {
-    if (exclude.isEmpty()) {
-      return struct;
+    if (exclude.isEmpty() || !(struct.path("fields") instanceof ArrayNode)) {
+      return struct; // a schema without a field list is refused by ConnectJsonSchema.of
     }
     var copy = struct.deepCopy();
-    var fields = (com.fasterxml.jackson.databind.node.ArrayNode) copy.path("fields");
+    var fields = (ArrayNode) copy.path("fields");
     for (int i = fields.size() - 1; i >= 0; i--) {
       if (exclude.contains(fields.get(i).path("field").asText())) {
         fields.remove(i);

@@ -1,5 +1,6 @@
 package io.lakesink.kafka.avro;
 
+import io.lakesink.error.ConfigurationException;
 import static io.lakesink.kafka.avro.AvroRecords.envelope;
 import static io.lakesink.kafka.avro.AvroRecords.fixedDecimal;
 import static io.lakesink.kafka.avro.AvroRecords.resource;
@@ -13,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lakesink.error.RetryableException;
@@ -52,6 +54,7 @@ class AvroDebeziumDecoderTest {
   static final Schema FLATTENED = resource("customers-flattened.avsc");
 
   final SourcePosition at = new SourcePosition("db.inv.t", 1, 17);
+  final MutableClock clock = new MutableClock();
   TestSchemaRegistry registry;
   SchemaRegistryClient client;
   AvroDebeziumDecoder decoder;
@@ -59,9 +62,18 @@ class AvroDebeziumDecoderTest {
   @BeforeEach
   void start() throws Exception {
     registry = TestSchemaRegistry.start();
-    client = new SchemaRegistryClient(SchemaRegistrySettings.of(registry.url()), Duration.ofSeconds(2), 3, Duration.ofMillis(10));
+    client = client(Duration.ofSeconds(2), 3);
     decoder = new AvroDebeziumDecoder(client);
   }
+
+  SchemaRegistryClient client(Duration timeout, int attempts) {
+    return new SchemaRegistryClient(
+        SchemaRegistrySettings.of(registry.url()).withTimeout(timeout),
+        new SchemaRegistryClient.Limits(attempts, Duration.ofMillis(10), FAILURE_BACKOFF, 100),
+        clock);
+  }
+
+  static final Duration FAILURE_BACKOFF = Duration.ofSeconds(5);
 
   @AfterEach
   void stop() {
@@ -328,11 +340,44 @@ class AvroDebeziumDecoderTest {
     byte[] value = value(V1_ENVELOPE, "c", null, customer(V1, 1, "a"), 5L, 6L);
     assertEquals(List.of(), decode("{\"id\":1}".getBytes(StandardCharsets.UTF_8), value).recordKeyFields());
     assertEquals(List.of(), decode(new byte[] {0, 0, 0, 0}, value).recordKeyFields(), "too short for the header");
-    assertEquals(List.of(), decode(new byte[] {0, 0, 0, 3, (byte) 0xe7, 2}, value).recordKeyFields(), "unknown key schema id");
     int stringKeyId = registry.register("db.inv.t-key", Schema.create(Schema.Type.STRING));
     assertEquals(List.of(), decode(wire(stringKeyId, Schema.create(Schema.Type.STRING), "k1"), value).recordKeyFields(),
         "a primitive key has no field names");
     assertEquals(List.of("id"), decode(key(1), value).recordKeyFields());
+  }
+
+  @Test
+  void aKeyWhoseSchemaCannotBeHadFailsTheRecordAndIsNeverTakenForNoKey() throws Exception {
+    byte[] value = value(V1_ENVELOPE, "c", null, customer(V1, 1, "a"), 5L, 6L);
+    byte[] key = key(1);
+    int keyId = AvroDebeziumDecoder.schemaId(key);
+    String keyPath = "/schemas/ids/" + keyId;
+    assertEquals(List.of(), decode(null, value).recordKeyFields(), "the value's schema is cached, no key asked");
+
+    // The registry is down: the key fails like a value would, as retryable.
+    registry.failWith(503);
+    RetryableException down = assertThrows(RetryableException.class, () -> decode(key, value));
+    assertTrue(down.getMessage().contains("schema id " + keyId), down.getMessage());
+    registry.up();
+    clock.advance(FAILURE_BACKOFF);
+    assertEquals(List.of("id"), decode(key, value).recordKeyFields());
+
+    // A registry that refuses the key's id (a proxy answering 401: a worker-level fault) fails
+    // the record; nothing is remembered, so once the registry answers again the key's fields are back.
+    AvroDebeziumDecoder fresh = new AvroDebeziumDecoder(client(Duration.ofSeconds(2), 3));
+    assertEquals(List.of(), fresh.decode(at, null, value).recordKeyFields());
+    int asked = registry.requests(keyPath);
+    registry.failWith(401);
+    ConfigurationException refused = assertThrows(ConfigurationException.class, () -> fresh.decode(at, key, value));
+    assertTrue(refused.getMessage().contains("HTTP 401"), refused.getMessage());
+    registry.up();
+    assertEquals(List.of("id"), fresh.decode(at, key, value).recordKeyFields(), "the failure was not cached as 'no key'");
+    assertEquals(asked + 2, registry.requests(keyPath));
+
+    DecodeException unknown = assertThrows(DecodeException.class, () -> decode(new byte[] {0, 0, 0, 3, (byte) 0xe7, 2}, value));
+    assertTrue(unknown.getMessage().contains("unknown schema id 999"), unknown.getMessage());
+    assertThrows(DecodeException.class, () -> decode(new byte[] {0, 0, 0, 3, (byte) 0xe7, 2}, value));
+    assertEquals(2, registry.requests("/schemas/ids/999"), "asked again: an unknown key id is not remembered either");
   }
 
   @Test
@@ -431,6 +476,7 @@ class AvroDebeziumDecoderTest {
     assertTrue(down.getMessage().contains("HTTP 503"), down.getMessage());
     assertEquals(3, registry.requests("/schemas/ids/" + id), "tried three times");
     registry.up();
+    clock.advance(FAILURE_BACKOFF);
     ChangeEvent e = decode(null, value);
     assertEquals("a", e.value("name"));
     assertEquals(4, registry.requests("/schemas/ids/" + id));
@@ -441,14 +487,14 @@ class AvroDebeziumDecoderTest {
   @Test
   void registryThatDoesNotAnswerTimesOutAsRetryable() throws Exception {
     byte[] value = value(V1_ENVELOPE, "c", null, customer(V1, 1, "a"), 1L, 1L);
-    AvroDebeziumDecoder impatient = new AvroDebeziumDecoder(
-        new SchemaRegistryClient(SchemaRegistrySettings.of(registry.url()), Duration.ofMillis(300), 2, Duration.ofMillis(10)));
+    AvroDebeziumDecoder impatient = new AvroDebeziumDecoder(client(Duration.ofMillis(300), 2));
     registry.hang();
     long start = System.nanoTime();
     RetryableException e = assertThrows(RetryableException.class, () -> impatient.decode(at, null, value));
     assertTrue(System.nanoTime() - start < Duration.ofSeconds(10).toNanos());
     assertTrue(e.getMessage().toLowerCase().contains("timed out") || e.getMessage().contains("Timeout"), e.getMessage());
     registry.up();
+    clock.advance(FAILURE_BACKOFF);
     assertEquals("a", impatient.decode(at, null, value).value("name"));
   }
 
@@ -494,6 +540,98 @@ class AvroDebeziumDecoderTest {
     assertFalse(AvroDebeziumDecoder.looksLikeConfluentAvro(new byte[0]));
     assertEquals(0x01020304, AvroDebeziumDecoder.schemaId(new byte[] {0, 1, 2, 3, 4}));
     assertEquals(-1, AvroDebeziumDecoder.schemaId(new byte[] {0, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff}));
+  }
+
+  static final Schema HOSTILE = new Schema.Parser().parse("""
+      {"type":"record","name":"Hostile","namespace":"db.inv.h","fields":[
+        {"name":"id","type":"long"},
+        {"name":"negative_scale","type":["null",{"type":"bytes","logicalType":"decimal","precision":10,"scale":-1000000000}],"default":null},
+        {"name":"absurd_scale","type":["null",{"type":"bytes","logicalType":"decimal","precision":2000000000,"scale":1999999999}],"default":null},
+        {"name":"connect_scale","type":["null",{"type":"bytes","connect.name":"org.apache.kafka.connect.data.Decimal",
+          "connect.parameters":{"scale":"-1000000000","connect.decimal.precision":"10"}}],"default":null},
+        {"name":"vsd","type":["null",{"type":"record","name":"VariableScaleDecimal","namespace":"io.debezium.data",
+          "fields":[{"name":"scale","type":"int"},{"name":"value","type":"bytes"}],
+          "connect.name":"io.debezium.data.VariableScaleDecimal"}],"default":null},
+        {"name":"wide","type":["null",{"type":"bytes","logicalType":"decimal","precision":10,"scale":2}],"default":null},
+        {"name":"far_future","type":["null",{"type":"long","logicalType":"timestamp-millis"}],"default":null}]}""");
+
+  @Test
+  void hostileNumbersAreRefusedQuicklyNamingTheColumnNotTheValue() throws Exception {
+    int id = registry.register("db.inv.h-value", HOSTILE);
+    ByteBuffer one = ByteBuffer.wrap(new byte[] {1});
+    Map<String, Object> cases = new LinkedHashMap<>();
+    cases.put("negative_scale", one);
+    cases.put("absurd_scale", one);
+    cases.put("connect_scale", one);
+    cases.put("vsd", new GenericRecordBuilder(AvroRowSchema.unwrapOptional(HOSTILE.getField("vsd").schema()))
+        .set("scale", -1_000_000_000).set("value", one).build());
+    for (Map.Entry<String, Object> c : cases.entrySet()) {
+      byte[] value = wire(id, HOSTILE, new GenericRecordBuilder(HOSTILE).set("id", 1L).set(c.getKey(), c.getValue()).build());
+      DecodeException e = assertTimeoutPreemptively(Duration.ofSeconds(10), () -> assertThrows(DecodeException.class, () -> decode(null, value)));
+      assertTrue(e.getMessage().startsWith("column " + c.getKey() + ": "), e.getMessage());
+      assertTrue(e.getMessage().contains("limit of 1000 digits"), e.getMessage());
+      assertFalse(e.getMessage().contains("AQ=="), "the value is not shown: " + e.getMessage());
+    }
+    // Not hostile, but no more storable: more digits than the schema's precision, a timestamp
+    // beyond what Delta holds. Refused as undecodable, not left to fail the table's flush.
+    byte[] wide = wire(id, HOSTILE, new GenericRecordBuilder(HOSTILE).set("id", 1L).set("wide", unscaled("123456789012.34")).build());
+    assertTrue(assertThrows(DecodeException.class, () -> decode(null, wide)).getMessage().contains("decimal(10,2)"));
+    byte[] future = wire(id, HOSTILE, new GenericRecordBuilder(HOSTILE).set("id", 1L).set("far_future", Long.MAX_VALUE).build());
+    assertTrue(assertThrows(DecodeException.class, () -> decode(null, future)).getMessage().startsWith("column far_future: "));
+    // The decoder is fine afterwards.
+    assertEquals(new BigDecimal("1.50"), decode(null, wire(id, HOSTILE,
+        new GenericRecordBuilder(HOSTILE).set("id", 1L).set("wide", unscaled("1.50")).build())).value("wide"));
+  }
+
+  @Test
+  void aRegistrySchemaAvroCannotParseIsUndecodable() throws Exception {
+    // Duplicate field names: Avro's parser throws an AvroRuntimeException, not a parse error.
+    com.sun.net.httpserver.HttpServer server =
+        com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 0);
+    server.createContext("/schemas/ids/", ex -> {
+      byte[] body = ("{\"schema\":\"{\\\"type\\\":\\\"record\\\",\\\"name\\\":\\\"R\\\",\\\"fields\\\":["
+          + "{\\\"name\\\":\\\"a\\\",\\\"type\\\":\\\"int\\\"},{\\\"name\\\":\\\"a\\\",\\\"type\\\":\\\"int\\\"}]}\"}")
+          .getBytes(StandardCharsets.UTF_8);
+      ex.sendResponseHeaders(200, body.length);
+      ex.getResponseBody().write(body);
+      ex.close();
+    });
+    server.start();
+    try {
+      AvroDebeziumDecoder d = new AvroDebeziumDecoder(new SchemaRegistryClient(
+          SchemaRegistrySettings.of("http://127.0.0.1:" + server.getAddress().getPort())));
+      DecodeException e = assertThrows(DecodeException.class, () -> d.decode(at, null, new byte[] {0, 0, 0, 0, 1, 2}));
+      assertTrue(e.getMessage().contains("not a valid Avro schema"), e.getMessage());
+    } finally {
+      server.stop(0);
+    }
+  }
+
+  @Test
+  void corruptBodiesAreDecodedOrRefusedButNeverABug() throws Exception {
+    GenericRecord vsd = new GenericRecordBuilder(field("vsd")).set("scale", 3).set("value", unscaled("-5")).build();
+    GenericRecord after = allTypes(1).set("amount", unscaled("-12345.678")).set("huge", unscaled("1.25")).set("vsd", vsd)
+        .set("no_precision", unscaled("3.1416")).set("tags", List.of("a", "b")).set("attrs", Map.of("k", 1L))
+        .set("at_us", 5L).set("day", 3).set("s", "text").set("t_micros", 1000L).build();
+    byte[] good = value(ALL_TYPES_ENVELOPE, "c", null, after, 1L, 1L);
+    byte[] key = key(1);
+    java.util.Random random = new java.util.Random(42); // fixed: the same inputs every run
+    assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+      for (int i = 0; i < 3000; i++) {
+        byte[] bad = Arrays.copyOf(good, random.nextInt(3) == 0 ? AvroDebeziumDecoder.HEADER_LENGTH + random.nextInt(good.length) : good.length);
+        for (int flips = 1 + random.nextInt(4); flips > 0; flips--) {
+          if (bad.length > AvroDebeziumDecoder.HEADER_LENGTH) { // the schema id stays: no registry traffic
+            bad[AvroDebeziumDecoder.HEADER_LENGTH + random.nextInt(bad.length - AvroDebeziumDecoder.HEADER_LENGTH)] = (byte) random.nextInt(256);
+          }
+        }
+        try {
+          decode(key, bad);
+        } catch (DecodeException refused) {
+          // fine: a corrupt record is undecodable; anything else escaping would be a bug
+        }
+      }
+    });
+    assertEquals(1L, decode(key, good).value("id"), "the decoder is still fine");
   }
 
   @Test

@@ -53,6 +53,7 @@ public final class TestSchemaRegistry implements AutoCloseable {
   private final AtomicInteger total = new AtomicInteger();
   private volatile int failWith; // 0: answer normally
   private volatile CountDownLatch hang; // non-null: hold every request until released
+  private volatile boolean answerWhenReleased; // after a hold: answer (true) or close without answering
   private volatile String requiredAuthorization;
   private final SSLContext clientSsl; // for register(): trusts the server's own certificate
 
@@ -97,8 +98,15 @@ public final class TestSchemaRegistry implements AutoCloseable {
     this.failWith = status;
   }
 
-  /** Hold every request without answering until {@link #up()}. */
+  /** Hold every request without answering until {@link #up()}, then close it unanswered. */
   public void hang() {
+    this.answerWhenReleased = false;
+    this.hang = new CountDownLatch(1);
+  }
+
+  /** Hold every request until {@link #up()}, then answer it: a slow registry. */
+  public void holdAnswers() {
+    this.answerWhenReleased = true;
     this.hang = new CountDownLatch(1);
   }
 
@@ -149,12 +157,15 @@ public final class TestSchemaRegistry implements AutoCloseable {
       total.incrementAndGet();
       CountDownLatch h = hang;
       if (h != null) {
+        boolean answer = answerWhenReleased;
         try {
           h.await(30, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
         }
-        return; // the client gave up long ago: close without an answer
+        if (!answer) {
+          return; // the client gave up long ago: close without an answer
+        }
       }
       if (failWith != 0) {
         error(ex, failWith, failWith * 100 + 1, "Internal Server Error (told to fail)");

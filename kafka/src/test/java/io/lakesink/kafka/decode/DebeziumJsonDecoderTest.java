@@ -2,10 +2,13 @@ package io.lakesink.kafka.decode;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lakesink.error.Errors;
 import io.lakesink.error.SourcePosition;
 import io.lakesink.event.ChangeEvent;
 import io.lakesink.event.ColumnType;
@@ -13,6 +16,7 @@ import io.lakesink.event.Operation;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.Base64;
@@ -135,6 +139,120 @@ class DebeziumJsonDecoderTest {
         "{\"schema\":{\"type\":\"struct\",\"fields\":[{\"type\":\"int64\",\"field\":\"id\"}]},\"payload\":{\"id\":\"abc\"}}"));
     assertTrue(wrongType.getMessage().contains("column id"), wrongType.getMessage());
     assertThrows(DecodeException.class, () -> decode(null, "[1,2]"));
+  }
+
+  /** A record with a Connect schema: one optional field, its value as given. */
+  private static String typed(String type, String name, String params, String value) {
+    return "{\"schema\":{\"type\":\"struct\",\"fields\":[" + f(type, name, "amount", params) + "]},\"payload\":{\"amount\":" + value + "}}";
+  }
+
+  /** The record is refused as undecodable, quickly, naming the column and the limit but not the value. */
+  private DecodeException hostile(String value, String column) {
+    DecodeException e = assertTimeoutPreemptively(Duration.ofSeconds(10), () -> assertThrows(DecodeException.class, () -> decode(null, value)));
+    assertTrue(e.getMessage().startsWith("column " + column + ": "), e.getMessage());
+    assertTrue(e.getMessage().contains("limit of 1000 digits"), e.getMessage());
+    String undecodable = Errors.undecodable("lake.t", at, e.getMessage(), e).getMessage();
+    assertTrue(undecodable.contains("topic db.t, partition 2, offset 41"), undecodable);
+    for (String shown : List.of("1e999999999", "1E+999999999", "1E-999999999")) {
+      assertFalse(undecodable.contains(shown), undecodable);
+    }
+    return e;
+  }
+
+  @Test
+  void hostileNumbersAreRefusedQuicklyWithoutBeingRendered() {
+    // Schemaless: plain notation of 1e999999999 would be a billion digits.
+    hostile("{\"after\":{\"id\":1,\"n\":1e999999999},\"op\":\"c\"}", "n");
+    hostile("{\"after\":{\"id\":1,\"n\":-1e-999999999},\"op\":\"c\"}", "n");
+    hostile("{\"id\":1,\"n\":1E+2147483647,\"__op\":\"c\"}", "n");
+    // Connect Decimal with a negative or absurd scale (a string column: it would render in full).
+    String dec = "org.apache.kafka.connect.data.Decimal";
+    hostile(typed("bytes", dec, "{\"scale\":\"-1000000000\",\"connect.decimal.precision\":\"10\"}", "\"" + unscaled("1") + "\""), "amount");
+    hostile(typed("bytes", dec, "{\"scale\":\"2000000000\"}", "\"" + unscaled("1") + "\""), "amount");
+    // decimal.format=NUMERIC: the number itself, into a decimal(10,2) column and a wide string one.
+    hostile(typed("bytes", dec, "{\"scale\":\"2\",\"connect.decimal.precision\":\"10\"}", "1e999999999"), "amount");
+    hostile(typed("bytes", dec, "{\"scale\":\"2\",\"connect.decimal.precision\":\"10\"}", "1e-999999999"), "amount");
+    hostile(typed("bytes", dec, "{\"scale\":\"2\",\"connect.decimal.precision\":\"50\"}", "1e999999999"), "amount");
+    // Debezium VariableScaleDecimal with a huge scale either way.
+    String vsd = "io.debezium.data.VariableScaleDecimal";
+    hostile(typed("struct", vsd, null, "{\"scale\":-1000000000,\"value\":\"" + unscaled("7") + "\"}"), "amount");
+    hostile(typed("struct", vsd, null, "{\"scale\":2147483647,\"value\":\"" + unscaled("7") + "\"}"), "amount");
+  }
+
+  @Test
+  void numbersAtTheLimitAndPlainStructsStillDecode() throws Exception {
+    ChangeEvent e = decode(null, "{\"after\":{\"n\":1e999,\"nested\":{\"x\":1e999999999}},\"op\":\"c\"}");
+    assertEquals("1" + "0".repeat(999), e.value("n"));
+    assertEquals("{\"x\":1E+999999999}", e.value("nested"), "JSON text of an object keeps the number's short form");
+  }
+
+  @Test
+  void everyMalformedInputIsADecodeException() {
+    String dec = "org.apache.kafka.connect.data.Decimal";
+    List<String> malformed = List.of(
+        "{\"after\":5,\"op\":\"c\"}",
+        "{\"after\":[1],\"op\":\"c\"}",
+        "{\"schema\":{\"type\":\"struct\",\"fields\":\"no\"},\"payload\":{\"id\":1,\"__op\":\"c\"}}",
+        "{\"schema\":{\"type\":\"struct\",\"fields\":[1,2]},\"payload\":{\"id\":1}}",
+        typed("int64", null, null, "123456789012345678901234567890"),
+        typed("int32", null, null, "4294967296"),
+        typed("int32", null, null, "1.5"),
+        typed("bytes", dec, "{\"scale\":\"two\"}", "\"" + unscaled("1") + "\""),
+        typed("bytes", dec, "{\"scale\":\"2\",\"connect.decimal.precision\":\"4\"}", "\"" + unscaled("123456") + "\""),
+        typed("bytes", dec, "{\"scale\":\"2\",\"connect.decimal.precision\":\"4\"}", "\"not base64!\""),
+        typed("struct", "io.debezium.data.VariableScaleDecimal", null, "{\"scale\":\"x\",\"value\":\"AQ==\"}"),
+        typed("struct", "io.debezium.data.VariableScaleDecimal", null, "{\"scale\":10000000000,\"value\":\"AQ==\"}"),
+        typed("struct", "io.debezium.data.VariableScaleDecimal", null, "{\"scale\":1}"),
+        typed("int32", "io.debezium.time.Date", null, "2147483647000"),
+        typed("int64", "io.debezium.time.Timestamp", null, "9223372036854775807"),
+        typed("string", "io.debezium.time.ZonedTimestamp", null, "\"not a time\""),
+        typed("int64", "io.debezium.time.MicroTime", null, "9223372036854775807"),
+        "{\"op\":\"c\",\"before\":null,\"after\":null}",
+        "\"just a string\"",
+        "{\"after\":{\"n\":" + "1".repeat(2000) + "},\"op\":\"c\"}",
+        "[".repeat(5000));
+    for (String value : malformed) {
+      assertTimeoutPreemptively(Duration.ofSeconds(10), () -> assertThrows(DecodeException.class, () -> decode("{\"id\":1}", value), value),
+          value.length() > 200 ? value.substring(0, 200) : value);
+    }
+  }
+
+  @Test
+  void corruptRecordsAreDecodedOrRefusedButNeverABug() {
+    String dec = "org.apache.kafka.connect.data.Decimal";
+    String fields = "[" + String.join(",",
+        f("int64", null, "id", null),
+        f("int32", null, "small", null),
+        f("bytes", dec, "amount", "{\"scale\":\"3\",\"connect.decimal.precision\":\"12\"}"),
+        f("int32", "io.debezium.time.Date", "day", null),
+        f("int64", "io.debezium.time.MicroTimestamp", "at", null),
+        f("string", "io.debezium.time.ZonedTimestamp", "zoned", null),
+        f("struct", "io.debezium.data.VariableScaleDecimal", "vsd", null),
+        f("string", null, "s", null)) + "]";
+    String good = "{\"schema\":{\"type\":\"struct\",\"fields\":[{\"type\":\"struct\",\"optional\":true,\"field\":\"after\",\"fields\":"
+        + fields + "},{\"type\":\"string\",\"field\":\"op\"}]},\"payload\":{\"after\":{\"id\":1,\"small\":2,\"amount\":\""
+        + unscaled("-12345") + "\",\"day\":3,\"at\":4,\"zoned\":\"2026-01-01T10:00:00+02:00\",\"vsd\":{\"scale\":3,\"value\":\""
+        + unscaled("-5") + "\"},\"s\":\"x\"},\"op\":\"c\"}}";
+    String alphabet = "{}[]:,\"0123456789-+eE.abcnrstu \\";
+    java.util.Random random = new java.util.Random(7); // fixed: the same inputs every run
+    assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+      for (int i = 0; i < 5000; i++) {
+        StringBuilder bad = new StringBuilder(good);
+        for (int edits = 1 + random.nextInt(3); edits > 0 && bad.length() > 0; edits--) {
+          int at = random.nextInt(bad.length());
+          switch (random.nextInt(3)) {
+            case 0 -> bad.setCharAt(at, alphabet.charAt(random.nextInt(alphabet.length())));
+            case 1 -> bad.deleteCharAt(at);
+            default -> bad.insert(at, alphabet.charAt(random.nextInt(alphabet.length())));
+          }
+        }
+        try {
+          decode("{\"id\":1}", bad.toString());
+        } catch (DecodeException refused) {
+          // fine: a corrupt record is undecodable; anything else escaping would be a bug
+        }
+      }
+    });
   }
 
   private static String f(String type, String name, String field, String params) {
