@@ -54,7 +54,7 @@ class StrictConfigTest {
     ConfigurationException e = assertThrows(ConfigurationException.class, () -> loader.parse(yaml, "test"));
     assertFalse(e.getMessage().contains("hunter2-secret"), e.getMessage());
     WorkerConfig c = loader.parse(MINIMAL.replace("k:9092\"}", "k:9092\", properties: {sasl.jaas.config: hunter2-secret}}")
-        + "schema_registry: {url: \"http://r:8081\", username: u, password: reg-secret-9}\n", "test");
+        + "schema_registry: {url: \"https://r:8081\", username: u, password: reg-secret-9}\n", "test");
     assertFalse(c.toString().contains("hunter2-secret"), c.toString());
     assertFalse(c.toString().contains("reg-secret-9"), c.toString());
   }
