@@ -139,7 +139,8 @@ public final class MergeDelivery extends BufferedDelivery {
     }
     MergeBatch batch = new MergeBatch(events, rows, keyOfEach);
     if (batch.emptyKeys > 0) {
-      log.warn("Dropped {} rows of {} whose key is empty", batch.emptyKeys, tableName());
+      log.warn("Dropped {} rows of {} whose key ({}) is empty", batch.emptyKeys, tableName(),
+          batch.keyColumns().stream().map(k -> String.join(", ", k.names())).distinct().toList());
     }
     List<TableFile> files = table.files();
     MergeSizeLimit.check(tableName(), files, settings.scanLimitBytes());

@@ -25,6 +25,7 @@ import io.lakesink.event.Column;
 import io.lakesink.event.ColumnType;
 import io.lakesink.event.Operation;
 import io.lakesink.event.RowSchema;
+import io.lakesink.mapping.ColumnRule;
 import io.lakesink.quarantine.QuarantineStore;
 import io.lakesink.storage.LocalStorage;
 import java.nio.file.Path;
@@ -367,5 +368,23 @@ class MergeDeliveryTest {
     TableFailureException e = assertThrows(TableFailureException.class, d::flush);
     assertTrue(e.getMessage().contains("partition 0, offset 0") && e.getMessage().contains("(code)"), e.getMessage());
     assertFalse(table().exists(), "nothing written");
+  }
+
+  @Test
+  void withAColumnMappingTheTableKeepsWhatRanksAChangeButNotTheOperation() {
+    LocalStorage storage = new LocalStorage(dir, "lakesink");
+    Subscription s = new Subscription("t", "items", DeliveryMode.MERGE, List.of(), SourceFormat.JSON, true,
+        List.of(new ColumnRule("id", "id", null, true), new ColumnRule("v", "value", null, false)));
+    MergeDelivery d = new MergeDelivery(s, table(), null,
+        DeliveryContext.of(FlushPolicy.DEFAULT, new QuarantineStore(storage)).withClock(clock), MergeSettings.DEFAULT);
+    d.accept(event("t", 0, 0, Operation.CREATE, 10L, row("id", 1L, "v", "newer", "other", "dropped")));
+    d.flush();
+    d.accept(event("t", 1, 0, Operation.UPDATE, 5L, row("id", 1L, "v", "older", "other", "dropped")));
+    d.flush();
+    assertEquals(List.of("id", "value", "__ts_ms", "__partition", "__offset"),
+        table().columns().orElseThrow().stream().map(Column::name).toList());
+    List<Map<String, Object>> rows = DeltaTableReader.readAll(table());
+    assertEquals(1, rows.size());
+    assertEquals("newer", rows.get(0).get("value"));
   }
 }
