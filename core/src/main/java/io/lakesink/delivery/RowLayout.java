@@ -15,9 +15,9 @@ import java.util.Set;
 /**
  * Where change events become table rows, for every delivery mode: the table's columns in table
  * order (a new table: source columns first, then the mode's metadata columns; an existing one:
- * its columns, then source columns it lacks, at the end), and each event's values placed and
- * fitted into the existing column types. A value that does not fit fails the table with the
- * column named. Metadata slots are left for the mode to fill.
+ * its columns, then the source and metadata columns it lacks, at the end), and each event's
+ * values placed and fitted into the existing column types. A value that does not fit fails the
+ * table with the column named. Metadata slots are left for the mode to fill.
  */
 public final class RowLayout {
   private final String table;
@@ -41,9 +41,10 @@ public final class RowLayout {
     for (ChangeEvent e : events) {
       slotsBySchema.computeIfAbsent(e.schema(), s -> placeColumns(s, e));
     }
-    if (existing.isEmpty()) {
-      // Data columns were placed first, so adding the metadata after them moves nothing.
-      for (Column c : metadata) {
+    // Data columns were placed first, so adding the metadata after them moves nothing. A table
+    // created before its mode kept one of these columns gains it at the end: older rows read null.
+    for (Column c : metadata) {
+      if (!index.containsKey(c.name())) {
         index.put(c.name(), columns.size());
         columns.add(c);
       }

@@ -1,6 +1,7 @@
 package io.lakesink.error;
 
 import io.lakesink.event.ColumnType;
+import java.util.List;
 
 /**
  * Every message lakesink shows a user is built here: what went wrong, where, and what to change.
@@ -229,5 +230,26 @@ public final class Errors {
             + " is stopped with its offsets frozen; a restart reads the record again.",
         at,
         cause);
+  }
+
+  /** A record of a table merged on record keys that carries no usable key of its own. */
+  public static TableFailureException recordWithoutKey(String table, List<String> recordKeyFields, SourcePosition at) {
+    String problem = recordKeyFields.isEmpty()
+        ? "has no record key"
+        : "has a record key (" + String.join(", ", recordKeyFields) + ") whose fields the record does not carry";
+    return new TableFailureException(
+        "The record at "
+            + at
+            + " "
+            + problem
+            + ", but table "
+            + table
+            + " is merged on the record key (no primary_key is configured and other records carried"
+            + " one): merging it would add a row next to the one it should replace. Set primary_key on"
+            + " the subscription (or flag the key columns in the column mapping) so every record is"
+            + " merged on the same columns, make the producer give every record its key, or deliver"
+            + " this subscription as a changelog (mode: changelog).",
+        at,
+        null);
   }
 }

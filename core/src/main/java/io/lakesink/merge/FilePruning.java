@@ -5,6 +5,7 @@ import io.lakesink.event.Column;
 import io.lakesink.event.ColumnType;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Keeps only the files whose key statistics may hold one of the batch's keys: a file is skipped
@@ -14,10 +15,14 @@ import java.util.List;
 final class FilePruning {
   private FilePruning() {}
 
-  static List<TableFile> candidates(List<TableFile> files, List<Column> keyColumns, List<List<Object>> keys) {
+  /**
+   * @param keysByColumns the batch's key values per key column set (one set, unless the record
+   *     key's fields changed): a file is kept when it may hold a key of any set
+   */
+  static List<TableFile> candidates(List<TableFile> files, Map<List<Column>, List<List<Object>>> keysByColumns) {
     List<TableFile> out = new ArrayList<>();
     for (TableFile f : files) {
-      if (mayHold(f, keyColumns, keys)) {
+      if (keysByColumns.entrySet().stream().anyMatch(e -> mayHold(f, e.getKey(), e.getValue()))) {
         out.add(f);
       }
     }

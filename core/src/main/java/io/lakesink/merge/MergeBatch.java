@@ -2,67 +2,81 @@ package io.lakesink.merge;
 
 import io.lakesink.event.ChangeEvent;
 import io.lakesink.event.Operation;
+import io.lakesink.merge.KeyColumns.RowKey;
+import io.lakesink.view.ChangeOrder;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * A batch reduced to its latest change per key: the highest {@code __ts_ms} (unknown times rank
- * lowest), ties to the event read last. Rows whose key is empty are dropped.
+ * A batch reduced to the latest change per key, ranked as the current-state view ranks them
+ * ({@link ChangeOrder}), so the outcome does not depend on which events share a batch. Rows
+ * whose key is empty are dropped.
  */
 final class MergeBatch {
   /** The latest change of one key, with its row in table order. */
-  record Change(ChangeEvent event, Object[] row) {
+  record Change(ChangeEvent event, ChangeOrder order, Object[] row) {
     boolean deletes() {
       return event.op() == Operation.DELETE;
     }
   }
 
-  final Map<List<Object>, Change> latest = new LinkedHashMap<>();
+  /** Each key column set of the batch: one, unless the record key's fields changed. */
+  private final Map<List<String>, KeyColumns> keyColumns = new LinkedHashMap<>();
+  final Map<RowKey, Change> latest = new LinkedHashMap<>();
   int emptyKeys;
 
   /**
    * @param rows each event's row in table order (same order as {@code events})
-   * @param keySlots where the key columns are in those rows
+   * @param keys the columns each event is keyed on (same order)
    */
-  MergeBatch(List<ChangeEvent> events, List<Object[]> rows, int[] keySlots) {
+  MergeBatch(List<ChangeEvent> events, List<Object[]> rows, List<KeyColumns> keys) {
     for (int i = 0; i < events.size(); i++) {
-      List<Object> key = key(rows.get(i), keySlots);
+      KeyColumns columns = keys.get(i);
+      keyColumns.putIfAbsent(columns.names(), columns);
+      RowKey key = columns.keyOf(rows.get(i));
       if (key == null) {
         emptyKeys++;
         continue;
       }
-      ChangeEvent e = events.get(i);
-      Change previous = latest.get(key);
-      if (previous == null || !older(e, previous.event())) {
-        latest.put(key, new Change(e, rows.get(i)));
+      Change change = new Change(events.get(i), ChangeOrder.of(events.get(i)), rows.get(i));
+      latest.merge(key, change, (current, candidate) -> candidate.order().isAfter(current.order()) ? candidate : current);
+    }
+  }
+
+  List<KeyColumns> keyColumns() {
+    return List.copyOf(keyColumns.values());
+  }
+
+  /** The key values of the batch keyed on these columns. */
+  List<List<Object>> keys(KeyColumns columns) {
+    List<List<Object>> out = new ArrayList<>();
+    latest.keySet().stream().filter(k -> k.columns().equals(columns.names())).forEach(k -> out.add(k.values()));
+    return out;
+  }
+
+  /** The batch's keys a stored row holds: usually none or one (more if the key columns changed). */
+  List<RowKey> keysOf(Object[] storedRow) {
+    List<RowKey> out = new ArrayList<>(1);
+    for (KeyColumns columns : keyColumns.values()) {
+      RowKey k = columns.keyOf(storedRow);
+      if (k != null && latest.containsKey(k)) {
+        out.add(k);
       }
     }
+    return out;
   }
 
-  /** The key of a row, or null when a key column is empty. */
-  static List<Object> key(Object[] row, int[] keySlots) {
-    Object[] key = new Object[keySlots.length];
-    for (int i = 0; i < keySlots.length; i++) {
-      Object v = row[keySlots[i]];
-      if (v == null || (v instanceof String s && s.isEmpty())) {
-        return null;
+  /** The latest of the changes of these keys. */
+  Change latestOf(List<RowKey> keys) {
+    Change best = null;
+    for (RowKey k : keys) {
+      Change c = latest.get(k);
+      if (best == null || c.order().isAfter(best.order())) {
+        best = c;
       }
-      key[i] = v;
     }
-    return Arrays.asList(key);
-  }
-
-  private static boolean older(ChangeEvent candidate, ChangeEvent current) {
-    if (candidate.tsMs() == null) {
-      return current.tsMs() != null;
-    }
-    return current.tsMs() != null && candidate.tsMs() < current.tsMs();
-  }
-
-  List<List<Object>> keys() {
-    return new ArrayList<>(latest.keySet());
+    return best;
   }
 }

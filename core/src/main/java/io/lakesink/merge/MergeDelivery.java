@@ -9,16 +9,17 @@ import io.lakesink.delta.AppendRequest;
 import io.lakesink.delta.CommitOffsets;
 import io.lakesink.delta.DeltaTable;
 import io.lakesink.delta.TableFile;
-import io.lakesink.error.Errors;
 import io.lakesink.event.ChangeEvent;
 import io.lakesink.event.Column;
 import io.lakesink.event.ColumnType;
 import io.lakesink.event.Operation;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,19 +28,34 @@ import org.slf4j.LoggerFactory;
  * copy-on-write rewrite of the files that hold the batch's keys. The removes, the new files and
  * the source offsets go in one Delta commit.
  *
- * <p>Per batch: the latest change of each key wins ({@link MergeBatch}); {@code c}/{@code u}/
- * {@code r} (or no operation) update or insert the row, {@code d} removes it. A table past what
+ * <p>Per batch: the latest change of each key wins ({@link MergeBatch}), and it applies only if it
+ * ranks at or above the stored row ({@link TableMerge}), as the current-state view ranks changes;
+ * {@code c}/{@code u}/{@code r} (or no operation) update or insert the row, {@code d} removes it.
+ * Each record is keyed on the primary key, else on its own record key ({@link RecordKeys}). A
+ * table past what
  * one merge can hold is refused before anything is read ({@link MergeSizeLimit}). The rows of an
  * initial snapshot are staged and published together.
  */
 public final class MergeDelivery extends BufferedDelivery {
   private static final Logger log = LoggerFactory.getLogger(MergeDelivery.class);
-  /** Without a column mapping, the merged table also keeps these envelope fields. */
+  /**
+   * What ranks a merged row's change ({@link io.lakesink.view.ChangeOrder}): every merged table
+   * keeps them, so a later batch never overwrites a row with an older change.
+   */
+  static final List<Column> ORDERING = List.of(
+      new Column(ChangelogColumns.TS_MS, ColumnType.BIGINT),
+      new Column(ChangelogColumns.PARTITION, ColumnType.INT),
+      new Column(ChangelogColumns.OFFSET, ColumnType.BIGINT));
+  /** Without a column mapping, the merged table also keeps the operation. */
   static final List<Column> ENVELOPE =
-      List.of(new Column(ChangelogColumns.OP, ColumnType.STRING), new Column(ChangelogColumns.TS_MS, ColumnType.BIGINT));
+      Stream.concat(Stream.of(new Column(ChangelogColumns.OP, ColumnType.STRING)), ORDERING.stream()).toList();
 
   private final MergeSettings settings;
   private final List<Column> metadata;
+  /** Without a column mapping, rows also keep {@code __op}. */
+  private final boolean keepsOperation;
+  private final RecordKeys keys;
+  private final DeletedKeys deletedKeys = new DeletedKeys();
   private boolean warnedNoKey;
   private boolean snapshotEndSeen;
   private int nonSnapshotEvents;
@@ -49,7 +65,9 @@ public final class MergeDelivery extends BufferedDelivery {
       Subscription subscription, DeltaTable table, DeltaTable sibling, DeliveryContext context, MergeSettings settings) {
     super(subscription, table, sibling, context);
     this.settings = settings;
-    this.metadata = subscription.columns().isEmpty() ? ENVELOPE : List.of();
+    this.keepsOperation = subscription.columns().isEmpty();
+    this.metadata = keepsOperation ? ENVELOPE : ORDERING;
+    this.keys = new RecordKeys(tableName(), subscription.primaryKey());
   }
 
   @Override
@@ -88,98 +106,59 @@ public final class MergeDelivery extends BufferedDelivery {
     RowLayout layout = new RowLayout(tableName(), existing, events, metadata);
     List<Object[]> rows = new ArrayList<>(events.size());
     for (ChangeEvent e : events) {
-      rows.add(withEnvelope(layout, e, layout.row(e)));
+      rows.add(withMetadata(layout, e, layout.row(e)));
     }
-    List<String> key = keyColumns(layout, events);
-    List<Object[]> out = new ArrayList<>();
-    List<TableFile> rewritten = new ArrayList<>();
-    if (key.isEmpty()) {
+    TableMerge merge;
+    if (keys.appendOnly(events)) {
       // Without a key there is nothing to match on: updates accumulate, deletes are not applied.
       if (!warnedNoKey) {
         log.warn("Table {} has no primary key (none configured, none in the record key): rows are appended,"
             + " updates accumulate and deletes are not applied", tableName());
         warnedNoKey = true;
       }
-      for (int i = 0; i < events.size(); i++) {
-        if (events.get(i).op() != Operation.DELETE) {
-          out.add(rows.get(i));
-        }
-      }
+      merge = TableMerge.append(events, rows);
     } else {
-      mergeInto(layout, key, events, rows, out, rewritten);
+      merge = mergeInto(layout, events, rows);
     }
+    List<Object[]> out = merge.rows;
+    List<TableFile> rewritten = merge.rewritten;
     resetStaging();
     AppendRequest request = new AppendRequest(layout.columns(), List.of(), Map.of(), out, offsets, tableProperties());
     DeltaTable.PreparedAppend prepared = table.prepareAppend(request, rewritten);
     beforeCommit();
-    return table.commit(prepared);
+    long version = table.commit(prepared);
+    merge.remember(deletedKeys);
+    return version;
   }
 
-  private void mergeInto(
-      RowLayout layout, List<String> key, List<ChangeEvent> events, List<Object[]> rows, List<Object[]> out, List<TableFile> rewritten) {
-    int[] slots = key.stream().mapToInt(layout::slot).toArray();
-    MergeBatch batch = new MergeBatch(events, rows, slots);
+  private TableMerge mergeInto(RowLayout layout, List<ChangeEvent> events, List<Object[]> rows) {
+    Set<String> columns = new HashSet<>(layout.columns().stream().map(Column::name).toList());
+    Map<List<String>, KeyColumns> located = new HashMap<>();
+    List<KeyColumns> keyOfEach = new ArrayList<>(events.size());
+    for (ChangeEvent e : events) {
+      keyOfEach.add(located.computeIfAbsent(keys.of(e, columns), names -> KeyColumns.of(names, layout)));
+    }
+    MergeBatch batch = new MergeBatch(events, rows, keyOfEach);
     if (batch.emptyKeys > 0) {
-      log.warn("Dropped {} rows of {} whose key {} is empty", batch.emptyKeys, tableName(), key);
+      log.warn("Dropped {} rows of {} whose key ({}) is empty", batch.emptyKeys, tableName(),
+          batch.keyColumns().stream().map(k -> String.join(", ", k.names())).distinct().toList());
     }
     List<TableFile> files = table.files();
-    Set<List<Object>> found = new HashSet<>();
-    if (!files.isEmpty()) {
-      MergeSizeLimit.check(tableName(), files, settings.scanLimitBytes());
-      List<Column> keyColumns = key.stream().map(k -> layout.columns().get(layout.slot(k))).toList();
-      List<TableFile> candidates = FilePruning.candidates(files, keyColumns, batch.keys());
-      for (TableFile file : candidates) {
-        List<Object[]> kept = new ArrayList<>();
-        boolean touched = false;
-        for (Map<String, Object> stored : table.read(file)) {
-          Object[] row = layout.stored(stored);
-          List<Object> k = MergeBatch.key(row, slots);
-          MergeBatch.Change change = k == null ? null : batch.latest.get(k);
-          if (change == null) {
-            kept.add(row);
-            continue;
-          }
-          touched = true;
-          found.add(k);
-          if (!change.deletes()) {
-            kept.add(change.row());
-          }
-        }
-        if (touched) {
-          rewritten.add(file);
-          out.addAll(kept);
-        }
-      }
-      log.debug("Merge into {}: {} files, {} read, {} rewritten", tableName(), files.size(), candidates.size(), rewritten.size());
-    }
-    batch.latest.forEach((k, change) -> {
-      if (!found.contains(k) && !change.deletes()) {
-        out.add(change.row()); // a key the table does not hold yet
-      }
-    });
+    MergeSizeLimit.check(tableName(), files, settings.scanLimitBytes());
+    TableMerge merge = TableMerge.merge(table, files, layout, batch, deletedKeys);
+    log.debug("Merge into {}: {} files, {} read, {} rewritten", tableName(), files.size(), merge.filesRead, merge.rewritten.size());
+    return merge;
   }
 
-  private Object[] withEnvelope(RowLayout layout, ChangeEvent e, Object[] row) {
-    if (!metadata.isEmpty()) {
+  /** The change's metadata columns: {@code __op} (without a mapping), and what orders it. */
+  private Object[] withMetadata(RowLayout layout, ChangeEvent e, Object[] row) {
+    if (keepsOperation) {
       row[layout.slot(ChangelogColumns.OP)] = e.op() == null ? null : e.op().code();
-      row[layout.slot(ChangelogColumns.TS_MS)] = e.tsMs();
     }
+    row[layout.slot(ChangelogColumns.TS_MS)] = e.tsMs();
+    row[layout.slot(ChangelogColumns.PARTITION)] = e.position().partition();
+    row[layout.slot(ChangelogColumns.OFFSET)] = e.position().offset();
     return row;
-  }
-
-  /** The configured key, else the record key's fields; empty when there is neither. */
-  private List<String> keyColumns(RowLayout layout, List<ChangeEvent> events) {
-    List<String> key = subscription().primaryKey();
-    if (key.isEmpty() && !events.isEmpty()) {
-      key = events.get(events.size() - 1).recordKeyFields();
-    }
-    Set<String> names = new HashSet<>(layout.columns().stream().map(Column::name).toList());
-    for (String k : key) {
-      if (!names.contains(k)) {
-        throw Errors.keyColumnMissing(tableName(), k, events.get(0).position());
-      }
-    }
-    return key;
   }
 
   private void resetStaging() {

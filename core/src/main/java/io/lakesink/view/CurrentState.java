@@ -15,11 +15,9 @@ import java.util.Map;
 public final class CurrentState {
   private CurrentState() {}
 
-  /** Latest first: {@code __ts_ms}, {@code __partition}, {@code __offset}, all DESC NULLS LAST. */
+  /** Latest first: {@code __ts_ms}, {@code __partition}, {@code __offset}, all DESC NULLS LAST ({@link ChangeOrder}). */
   public static final Comparator<Map<String, Object>> LATEST_FIRST =
-      Comparator.<Map<String, Object>, Long>comparing(r -> asLong(r.get(ChangelogColumns.TS_MS)), Comparator.nullsLast(Comparator.reverseOrder()))
-          .thenComparing(r -> asLong(r.get(ChangelogColumns.PARTITION)), Comparator.nullsLast(Comparator.reverseOrder()))
-          .thenComparing(r -> asLong(r.get(ChangelogColumns.OFFSET)), Comparator.nullsLast(Comparator.reverseOrder()));
+      Comparator.comparing((Map<String, Object> row) -> ChangeOrder.of(row), Comparator.<ChangeOrder>reverseOrder());
 
   /**
    * @param changelog rows of a changelog table, as column → value
@@ -57,9 +55,5 @@ public final class CurrentState {
       visible.add(out);
     }
     return visible;
-  }
-
-  private static Long asLong(Object v) {
-    return v == null ? null : ((Number) v).longValue();
   }
 }

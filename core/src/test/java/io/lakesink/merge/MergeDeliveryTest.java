@@ -4,6 +4,7 @@ import static io.lakesink.testing.Events.event;
 import static io.lakesink.testing.Events.row;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,12 +13,19 @@ import io.lakesink.config.SourceFormat;
 import io.lakesink.config.Subscription;
 import io.lakesink.delivery.DeliveryContext;
 import io.lakesink.delivery.FlushPolicy;
+import io.lakesink.delta.AppendRequest;
 import io.lakesink.delta.DeltaTable;
 import io.lakesink.delta.DeltaTableReader;
 import io.lakesink.delta.KernelEngine;
 import io.lakesink.delta.TableFile;
+import io.lakesink.error.SourcePosition;
 import io.lakesink.error.TableFailureException;
+import io.lakesink.event.ChangeEvent;
+import io.lakesink.event.Column;
+import io.lakesink.event.ColumnType;
 import io.lakesink.event.Operation;
+import io.lakesink.event.RowSchema;
+import io.lakesink.mapping.ColumnRule;
 import io.lakesink.quarantine.QuarantineStore;
 import io.lakesink.storage.LocalStorage;
 import java.nio.file.Path;
@@ -26,6 +34,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -202,7 +211,7 @@ class MergeDeliveryTest {
   }
 
   @Test
-  void rowsWithAnEmptyKeyAreDroppedAndTiesGoToTheEventReadLast() {
+  void rowsWithAnEmptyKeyAreDroppedAndTiesInOnePartitionGoToTheHigherOffset() {
     MergeDelivery d = delivery(List.of("id"), MergeSettings.DEFAULT);
     d.accept(event("t", 0, 0, Operation.CREATE, 5L, row("id", 1L, "v", "first")));
     d.accept(event("t", 0, 1, Operation.UPDATE, 5L, row("id", 1L, "v", "second")));
@@ -212,5 +221,170 @@ class MergeDeliveryTest {
     List<Map<String, Object>> rows = DeltaTableReader.readAll(table());
     assertEquals(1, rows.size());
     assertEquals("second", rows.get(0).get("v"));
+  }
+
+  /** An event with explicit column types and record key fields. */
+  static ChangeEvent change(int partition, long offset, Operation op, Long ts, List<String> keyFields, List<Column> columns, Object... values) {
+    return new ChangeEvent(new SourcePosition("t", partition, offset), op, ts, new RowSchema(columns, true), values, keyFields, 10);
+  }
+
+  static Map<Object, Object> valuesById(List<Map<String, Object>> rows, String key) {
+    Map<Object, Object> out = new java.util.TreeMap<>();
+    rows.forEach(r -> assertNull(out.put(r.get(key), r.get("v")), "one row per key"));
+    return out;
+  }
+
+  @Test
+  void aTimestampKeyWithNanosecondsMatchesTheMicrosecondsTheTableStores() {
+    List<Column> columns = List.of(new Column("at", ColumnType.TIMESTAMP), new Column("v", ColumnType.STRING));
+    Instant at = Instant.parse("2026-11-29T10:00:00.123456789Z");
+    MergeDelivery d = delivery(List.of("at"), MergeSettings.DEFAULT);
+    d.accept(change(0, 0, Operation.CREATE, 1L, List.of(), columns, at, "a"));
+    d.flush();
+    d.accept(change(0, 1, Operation.UPDATE, 2L, List.of(), columns, at, "b"));
+    d.flush();
+    assertEquals(Map.of(at.truncatedTo(ChronoUnit.MICROS), "b"), valuesById(DeltaTableReader.readAll(table()), "at"), "updated in place");
+
+    // Keys that differ below a microsecond are one key once stored: one row, also within a batch.
+    d.accept(change(0, 2, Operation.UPDATE, 3L, List.of(), columns, at.plusNanos(100), "c"));
+    d.accept(change(0, 3, Operation.CREATE, 3L, List.of(), columns, at.plusNanos(200), "d"));
+    d.flush();
+    assertEquals(Map.of(at.truncatedTo(ChronoUnit.MICROS), "d"), valuesById(DeltaTableReader.readAll(table()), "at"));
+
+    d.accept(change(0, 4, Operation.DELETE, 4L, List.of(), columns, at, "d"));
+    d.flush();
+    assertEquals(List.of(), DeltaTableReader.readAll(table()), "deleted");
+  }
+
+  @Test
+  void anOlderChangeArrivingInALaterBatchDoesNotOverwriteANewerRow() {
+    MergeDelivery d = delivery(List.of("id"), MergeSettings.DEFAULT);
+    d.accept(event("t", 0, 0, Operation.CREATE, 10L, row("id", 1L, "v", "newer")));
+    d.flush();
+    // The key moved partitions: an older change from the other partition is read afterwards.
+    d.accept(event("t", 1, 0, Operation.UPDATE, 5L, row("id", 1L, "v", "older")));
+    d.accept(event("t", 1, 1, Operation.DELETE, 6L, row("id", 1L, "v", "older")));
+    d.flush();
+    assertEquals(Map.of(1L, "newer"), valuesById(DeltaTableReader.readAll(table()), "id"));
+    d.accept(event("t", 1, 2, Operation.UPDATE, 11L, row("id", 1L, "v", "newest")));
+    d.flush();
+    List<Map<String, Object>> rows = DeltaTableReader.readAll(table());
+    assertEquals(Map.of(1L, "newest"), valuesById(rows, "id"));
+    assertEquals(List.of(11L, 1, 2L), List.of(rows.get(0).get("__ts_ms"), rows.get(0).get("__partition"), rows.get(0).get("__offset")),
+        "the merged row keeps what ranks it");
+  }
+
+  @Test
+  void anOlderInsertArrivingAfterTheDeleteDoesNotBringTheKeyBack() {
+    MergeDelivery d = delivery(List.of("id"), MergeSettings.DEFAULT);
+    d.accept(event("t", 0, 0, Operation.CREATE, 1L, row("id", 1L, "v", "a")));
+    d.flush();
+    d.accept(event("t", 0, 1, Operation.DELETE, 10L, row("id", 1L, "v", "a")));
+    d.accept(event("t", 0, 2, Operation.DELETE, 10L, row("id", 2L, "v", "never inserted here")));
+    d.flush();
+    d.accept(event("t", 1, 0, Operation.CREATE, 5L, row("id", 1L, "v", "older")));
+    d.accept(event("t", 1, 1, Operation.CREATE, 5L, row("id", 2L, "v", "older")));
+    d.flush();
+    assertEquals(List.of(), DeltaTableReader.readAll(table()), "the later deletes hold");
+    d.accept(event("t", 1, 2, Operation.CREATE, 11L, row("id", 1L, "v", "again")));
+    d.flush();
+    d.accept(event("t", 1, 3, Operation.UPDATE, 10L, row("id", 1L, "v", "older than the insert")));
+    d.flush();
+    assertEquals(Map.of(1L, "again"), valuesById(DeltaTableReader.readAll(table()), "id"), "a later insert brings it back");
+  }
+
+  @Test
+  void tiesOnTheSourceTimeGoToTheHigherPartitionThenOffsetAsInTheView() {
+    MergeDelivery d = delivery(List.of("id"), MergeSettings.DEFAULT);
+    d.accept(event("t", 1, 0, Operation.CREATE, 5L, row("id", 1L, "v", "partition 1")));
+    d.accept(event("t", 0, 9, Operation.UPDATE, 5L, row("id", 1L, "v", "partition 0, read last")));
+    d.flush();
+    assertEquals(Map.of(1L, "partition 1"), valuesById(DeltaTableReader.readAll(table()), "id"), "within a batch");
+    d.accept(event("t", 0, 10, Operation.UPDATE, 5L, row("id", 1L, "v", "partition 0, next batch")));
+    d.flush();
+    assertEquals(Map.of(1L, "partition 1"), valuesById(DeltaTableReader.readAll(table()), "id"), "across batches");
+    d.accept(event("t", 1, 1, Operation.UPDATE, 5L, row("id", 1L, "v", "partition 1, higher offset")));
+    d.flush();
+    assertEquals(Map.of(1L, "partition 1, higher offset"), valuesById(DeltaTableReader.readAll(table()), "id"));
+  }
+
+  @Test
+  void aTableMergedBeforeItKeptThePartitionAndOffsetGainsThemAndItsRowsRankByTheirTime() {
+    // As written before merged tables kept __partition and __offset.
+    List<Column> legacy = List.of(new Column("id", ColumnType.BIGINT), new Column("v", ColumnType.STRING),
+        new Column("__op", ColumnType.STRING), new Column("__ts_ms", ColumnType.BIGINT));
+    DeltaTable t = table();
+    t.commit(t.prepareAppend(new AppendRequest(legacy, List.of(), Map.of(),
+        List.of(new Object[] {1L, "a", "c", 5L}, new Object[] {2L, "b", "c", 5L}, new Object[] {3L, "c", "c", null}),
+        Map.of(), Map.of())));
+    MergeDelivery d = delivery(List.of("id"), MergeSettings.DEFAULT);
+    d.accept(event("t", 0, 0, Operation.UPDATE, 3L, row("id", 1L, "v", "older than stored")));
+    d.accept(event("t", 0, 1, Operation.UPDATE, 5L, row("id", 2L, "v", "same time: ranks above")));
+    d.accept(event("t", 0, 2, Operation.UPDATE, null, row("id", 3L, "v", "no time either: ranks above")));
+    d.flush();
+    assertEquals(List.of("id", "v", "__op", "__ts_ms", "__partition", "__offset"),
+        table().columns().orElseThrow().stream().map(Column::name).toList());
+    assertEquals(Map.of(1L, "a", 2L, "same time: ranks above", 3L, "no time either: ranks above"),
+        valuesById(DeltaTableReader.readAll(table()), "id"));
+  }
+
+  @Test
+  void withoutAPrimaryKeyEachRecordIsMergedOnItsOwnRecordKey() {
+    List<Column> columns = List.of(new Column("id", ColumnType.BIGINT), new Column("code", ColumnType.STRING), new Column("v", ColumnType.STRING));
+    MergeDelivery d = delivery(List.of(), MergeSettings.DEFAULT);
+    d.accept(change(0, 0, Operation.CREATE, 1L, List.of("id"), columns, 1L, "x", "one"));
+    d.accept(change(0, 1, Operation.CREATE, 1L, List.of("id"), columns, 2L, "x", "two"));
+    d.accept(change(0, 2, Operation.CREATE, 1L, List.of("code"), columns, 3L, "z", "three"));
+    d.flush();
+    assertEquals(Map.of(1L, "one", 2L, "two", 3L, "three"), valuesById(DeltaTableReader.readAll(table()), "id"),
+        "the last record's key is not the batch's");
+    d.accept(change(0, 3, Operation.UPDATE, 2L, List.of("code"), columns, 9L, "z", "three, by code"));
+    d.accept(change(0, 4, Operation.DELETE, 2L, List.of("id"), columns, 1L, "x", "one"));
+    d.flush();
+    assertEquals(Map.of(2L, "two", 9L, "three, by code"), valuesById(DeltaTableReader.readAll(table()), "id"));
+  }
+
+  @Test
+  void aRecordWithoutAKeyQuarantinesATableMergedOnRecordKeys() {
+    List<Column> columns = List.of(new Column("id", ColumnType.BIGINT), new Column("v", ColumnType.STRING));
+    MergeDelivery d = delivery(List.of(), MergeSettings.DEFAULT);
+    d.accept(change(0, 0, Operation.CREATE, 1L, List.of("id"), columns, 1L, "a"));
+    d.flush();
+    long version = table().version();
+    d.accept(change(0, 1, Operation.UPDATE, 2L, List.of(), columns, 1L, "b"));
+    TableFailureException e = assertThrows(TableFailureException.class, d::flush);
+    assertTrue(e.getMessage().contains("partition 0, offset 1") && e.getMessage().contains("has no record key")
+        && e.getMessage().contains("primary_key"), e.getMessage());
+    assertFalse(d.state().delivering());
+    assertEquals(version, table().version(), "nothing written");
+  }
+
+  @Test
+  void aRecordWithoutAKeyBeforeAKeyedOneInTheSameBatchAlsoQuarantines() {
+    List<Column> columns = List.of(new Column("id", ColumnType.BIGINT), new Column("v", ColumnType.STRING));
+    MergeDelivery d = delivery(List.of(), MergeSettings.DEFAULT);
+    d.accept(change(0, 0, Operation.CREATE, 1L, List.of("code"), columns, 1L, "key field not carried"));
+    d.accept(change(0, 1, Operation.CREATE, 1L, List.of("id"), columns, 2L, "b"));
+    TableFailureException e = assertThrows(TableFailureException.class, d::flush);
+    assertTrue(e.getMessage().contains("partition 0, offset 0") && e.getMessage().contains("(code)"), e.getMessage());
+    assertFalse(table().exists(), "nothing written");
+  }
+
+  @Test
+  void withAColumnMappingTheTableKeepsWhatRanksAChangeButNotTheOperation() {
+    LocalStorage storage = new LocalStorage(dir, "lakesink");
+    Subscription s = new Subscription("t", "items", DeliveryMode.MERGE, List.of(), SourceFormat.JSON, true,
+        List.of(new ColumnRule("id", "id", null, true), new ColumnRule("v", "value", null, false)));
+    MergeDelivery d = new MergeDelivery(s, table(), null,
+        DeliveryContext.of(FlushPolicy.DEFAULT, new QuarantineStore(storage)).withClock(clock), MergeSettings.DEFAULT);
+    d.accept(event("t", 0, 0, Operation.CREATE, 10L, row("id", 1L, "v", "newer", "other", "dropped")));
+    d.flush();
+    d.accept(event("t", 1, 0, Operation.UPDATE, 5L, row("id", 1L, "v", "older", "other", "dropped")));
+    d.flush();
+    assertEquals(List.of("id", "value", "__ts_ms", "__partition", "__offset"),
+        table().columns().orElseThrow().stream().map(Column::name).toList());
+    List<Map<String, Object>> rows = DeltaTableReader.readAll(table());
+    assertEquals(1, rows.size());
+    assertEquals("newer", rows.get(0).get("value"));
   }
 }

@@ -1,0 +1,40 @@
+package io.lakesink.merge;
+
+import io.lakesink.delivery.RowLayout;
+import io.lakesink.event.ColumnType;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The columns one record is keyed on, located in the table's rows.
+ *
+ * @param names the key columns, as the primary key or the record key lists them
+ * @param slots where they are in a row in table order
+ * @param types their column types
+ */
+record KeyColumns(List<String> names, int[] slots, ColumnType[] types) {
+  static KeyColumns of(List<String> names, RowLayout layout) {
+    int[] slots = names.stream().mapToInt(layout::slot).toArray();
+    ColumnType[] types = Arrays.stream(slots).mapToObj(s -> layout.columns().get(s).type()).toArray(ColumnType[]::new);
+    return new KeyColumns(List.copyOf(names), slots, types);
+  }
+
+  /**
+   * A row's key, its values as the table stores them ({@link StorageForm}), or null when a key
+   * value is empty (null, or an empty string).
+   */
+  RowKey keyOf(Object[] row) {
+    Object[] values = new Object[slots.length];
+    for (int i = 0; i < slots.length; i++) {
+      Object v = slots[i] < row.length ? row[slots[i]] : null;
+      if (v == null || (v instanceof String s && s.isEmpty())) {
+        return null;
+      }
+      values[i] = StorageForm.of(v, types[i]);
+    }
+    return new RowKey(names, Arrays.asList(values));
+  }
+
+  /** A key: which columns, and their values. Rows match when both are equal. */
+  record RowKey(List<String> columns, List<Object> values) {}
+}
