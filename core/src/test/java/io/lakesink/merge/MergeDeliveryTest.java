@@ -316,7 +316,7 @@ class MergeDeliveryTest {
     DeltaTable t = table();
     t.commit(t.prepareAppend(new AppendRequest(legacy, List.of(), Map.of(),
         List.of(new Object[] {1L, "a", "c", 5L}, new Object[] {2L, "b", "c", 5L}, new Object[] {3L, "c", "c", null}),
-        Map.of(), Map.of())));
+        io.lakesink.delta.CommitOffsets.NONE, Map.of())));
     MergeDelivery d = delivery(List.of("id"), MergeSettings.DEFAULT);
     d.accept(event("t", 0, 0, Operation.UPDATE, 3L, row("id", 1L, "v", "older than stored")));
     d.accept(event("t", 0, 1, Operation.UPDATE, 5L, row("id", 2L, "v", "same time: ranks above")));
