@@ -76,17 +76,45 @@ final class FilePublisher {
       Files.createLink(target, temp);
       return true;
     } catch (FileAlreadyExistsException | NoSuchFileException | AccessDeniedException e) {
-      throw e; // a lost race, a vanished directory, a permission problem: not about links
-    } catch (UnsupportedOperationException | FileSystemException e) {
-      // EPERM/EOPNOTSUPP from a file system without hard links. Decided per file, not remembered:
-      // a transient error must not switch a file system that has links to the weaker mode.
-      if (warned.compareAndSet(false, true)) {
-        log.warn(
-            "Hard links are not available under {} ({}); new files are created with O_EXCL instead, "
-                + "so a crash during a commit can leave a partial commit file",
-            target.getParent(), e.toString());
+      if (linkedAnyway(temp)) {
+        return true;
       }
+      throw e; // a lost race, a vanished directory, a permission problem: not about links
+    } catch (FileSystemException e) {
+      if (linkedAnyway(temp)) {
+        return true;
+      }
+      cannotLink(target, e);
       return false;
+    } catch (UnsupportedOperationException e) {
+      cannotLink(target, e);
+      return false;
+    }
+  }
+
+  /**
+   * Whether the link was made although link(2) reported an error. On NFS a retransmitted LINK
+   * request whose first reply was lost answers EEXIST for the link it just made; the temporary
+   * file's link count tells (the check open(2)'s manual recommends for lock files on NFS).
+   */
+  private static boolean linkedAnyway(Path temp) {
+    try {
+      return ((Number) Files.getAttribute(temp, "unix:nlink")).intValue() >= 2;
+    } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+      return false; // cannot tell: keep the error link(2) reported
+    }
+  }
+
+  /**
+   * EPERM/EOPNOTSUPP from a file system without hard links. Decided per file, not remembered: a
+   * transient error must not switch a file system that has links to the weaker mode for good.
+   */
+  private void cannotLink(Path target, Exception e) {
+    if (warned.compareAndSet(false, true)) {
+      log.warn(
+          "Hard links are not available under {} ({}); new files are created with O_EXCL instead, "
+              + "so a crash during a commit can leave a partial commit file",
+          target.getParent(), e.toString());
     }
   }
 
