@@ -1,13 +1,12 @@
 package io.lakesink.storage;
 
 import io.delta.kernel.defaults.engine.fileio.FileIO;
-import io.delta.kernel.defaults.engine.hadoopio.HadoopFileIO;
 import java.nio.file.Path;
-import org.apache.hadoop.conf.Configuration;
 
 /**
- * Tables in a local directory, {@code <path>/<prefix>/<table>}. Uses Kernel's Hadoop file I/O,
- * whose local log store writes {@code _delta_log/N.json} with put-if-absent semantics.
+ * Tables in a local directory, {@code <path>/<prefix>/<table>}, which may be shared by several
+ * workers (a network file system): {@link LocalFileIO} commits with put-if-absent across
+ * processes.
  */
 public final class LocalStorage implements TableStorage {
   private final Path root;
@@ -15,12 +14,13 @@ public final class LocalStorage implements TableStorage {
 
   public LocalStorage(Path path, String prefix) {
     this.root = prefix.isEmpty() ? path.toAbsolutePath() : path.toAbsolutePath().resolve(prefix);
-    this.fileIO = new HadoopFileIO(new Configuration());
+    this.fileIO = new LocalFileIO();
   }
 
+  /** {@code file:/dir/table}, unescaped: the form Kernel and Hadoop paths use. */
   @Override
   public String tableLocation(String tableName) {
-    return root.resolve(tableName).toUri().toString().replaceAll("/$", "");
+    return LocalFileIO.uri(root.resolve(tableName).normalize());
   }
 
   @Override
