@@ -92,7 +92,8 @@ public final class CommitRaceWriter {
       rows.add(new Object[] {expectedId(writer, commit, k), writer});
     }
     AppendRequest request =
-        new AppendRequest(COLUMNS, List.of(), Map.of(), rows, Map.of(appId(writer), (long) commit), Map.of());
+        new AppendRequest(COLUMNS, List.of(), Map.of(), rows,
+            new io.lakesink.delta.CommitOffsets(Map.of(appId(writer), (long) commit), Map.of()), Map.of());
     for (int attempt = 1; ; attempt++) {
       try {
         return table.commit(table.prepareAppend(request));

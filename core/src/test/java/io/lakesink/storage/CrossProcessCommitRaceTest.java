@@ -57,7 +57,7 @@ class CrossProcessCommitRaceTest {
     TableStorage storage = CommitRaceWriter.storage(dir, FILE_IO);
     DeltaTable table = new DeltaTable(KernelEngine.create(storage), storage.tableLocation(CommitRaceWriter.TABLE));
     // Creates the table (version 0); the empty append itself is not committed.
-    table.prepareAppend(new AppendRequest(CommitRaceWriter.COLUMNS, List.of(), Map.of(), List.of(), Map.of(), Map.of()));
+    table.prepareAppend(new AppendRequest(CommitRaceWriter.COLUMNS, List.of(), Map.of(), List.of(), io.lakesink.delta.CommitOffsets.NONE, Map.of()));
     assertEquals(0, table.version());
 
     Map<String, List<Long>> won = race("appends", COMMITS_EACH);

@@ -39,7 +39,7 @@ class LocalStorageDeltaTableTest {
       String region = c % 2 == 0 ? "eu-west" : "us";
       List<Object[]> rows = List.of(new Object[] {c * 10L, region}, new Object[] {c * 10L + 1, region});
       AppendRequest request =
-          new AppendRequest(COLUMNS, List.of("region"), Map.of("region", region), rows, Map.of("app", (long) c), Map.of());
+          new AppendRequest(COLUMNS, List.of("region"), Map.of("region", region), rows, new io.lakesink.delta.CommitOffsets(Map.of("app", (long) c), Map.of()), Map.of());
       assertEquals(c + 1, table.commit(table.prepareAppend(request))); // version 0 creates the table
     }
 
