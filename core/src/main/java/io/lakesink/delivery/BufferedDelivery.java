@@ -15,6 +15,7 @@ import io.lakesink.error.TableFailureException;
 import io.lakesink.event.ChangeEvent;
 import io.lakesink.mapping.ColumnMapping;
 import io.lakesink.quarantine.TableQuarantine;
+import io.lakesink.retry.RetryPolicy;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -25,6 +26,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,6 +42,8 @@ import org.slf4j.LoggerFactory;
 public abstract class BufferedDelivery implements TableDelivery {
   private static final Logger log = LoggerFactory.getLogger(BufferedDelivery.class);
   public static final int MAX_ATTEMPTS = 6;
+  /** Storage failures within one flush: 0.2 s, 0.4 s, … with jitter; the poll budget may cut it short. */
+  static final RetryPolicy FLUSH_RETRY = new RetryPolicy(Duration.ofMillis(200), Duration.ofSeconds(15), MAX_ATTEMPTS, 0.25);
   /** Fenced commits retried at once within one flush; each one means another writer progressed. */
   static final int MAX_FENCED = 20;
   /** After storage refused our credentials or permissions, how long until the next try. */
@@ -247,10 +251,10 @@ public abstract class BufferedDelivery implements TableDelivery {
         }
         last = e;
         failures++;
-        if (failures >= MAX_ATTEMPTS) {
+        if (!FLUSH_RETRY.mayRetryAfter(failures)) {
           break;
         }
-        long wait = 100L << Math.min(failures, 7);
+        long wait = FLUSH_RETRY.delay(failures, ThreadLocalRandom.current()).toMillis();
         if (clock.millis() + wait > deadlineMillis) {
           // Kafka evicts a consumer that does not poll in time: give the poll loop back, keep
           // the buffer, and try again after the next poll.

@@ -1,5 +1,6 @@
 package io.lakesink.catalog.unity;
 
+import io.lakesink.retry.RetryPolicy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -72,7 +73,7 @@ class ThrottlingTest {
     RetryableException e = assertThrows(RetryableException.class, () -> h.catalog().register(Harness.orders()));
     assertTrue(e.getMessage().contains("429 REQUEST_LIMIT_EXCEEDED"), e.getMessage());
     assertTrue(e.getMessage().contains("data keeps being written"), e.getMessage());
-    assertEquals(Backoff.MAX_ATTEMPTS - 1, h.sleeper.sleeps().size());
+    assertEquals(HttpSender.POLICY.maxAttempts() - 1, h.sleeper.sleeps().size());
   }
 
   @Test
@@ -89,19 +90,20 @@ class ThrottlingTest {
     h.fake.close();
     RetryableException e = assertThrows(RetryableException.class, () -> catalog.register(Harness.orders()));
     assertTrue(e.getMessage().contains("catalog.workspace_url"), e.getMessage());
-    assertEquals(Backoff.MAX_ATTEMPTS - 1, h.sleeper.sleeps().size());
+    assertEquals(HttpSender.POLICY.maxAttempts() - 1, h.sleeper.sleeps().size());
   }
 
   @Test
   void backoffStaysWithinOneToSixtySeconds() {
-    Backoff backoff = new Backoff(h.clock, new Random(7));
+    RetryPolicy backoff = HttpSender.POLICY;
+    Random random = new Random(7);
     for (int retry = 1; retry <= 40; retry++) {
-      Duration d = backoff.delay(retry, Optional.empty());
+      Duration d = backoff.delay(retry, Optional.empty(), h.clock, random);
       assertTrue(d.compareTo(Duration.ofSeconds(1)) >= 0 && d.compareTo(Duration.ofSeconds(60)) <= 0, d.toString());
     }
-    assertEquals(Duration.ofSeconds(60), backoff.delay(12, Optional.empty()));
-    assertEquals(Duration.ofSeconds(3), backoff.delay(1, Optional.of(" 3 ")));
-    assertTrue(backoff.delay(1, Optional.of("soon")).toMillis() <= 1250, "unparseable Retry-After falls back to backoff");
-    assertEquals(Duration.ZERO, backoff.delay(1, Optional.of("Wed, 21 Oct 2015 07:28:00 GMT")));
+    assertEquals(Duration.ofSeconds(60), backoff.delay(12, Optional.empty(), h.clock, random));
+    assertEquals(Duration.ofSeconds(3), backoff.delay(1, Optional.of(" 3 "), h.clock, random));
+    assertTrue(backoff.delay(1, Optional.of("soon"), h.clock, random).toMillis() <= 1250, "unparseable Retry-After falls back to backoff");
+    assertEquals(Duration.ZERO, backoff.delay(1, Optional.of("Wed, 21 Oct 2015 07:28:00 GMT"), h.clock, random));
   }
 }

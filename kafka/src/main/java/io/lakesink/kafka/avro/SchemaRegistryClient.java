@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lakesink.error.Errors;
 import io.lakesink.error.ConfigurationException;
 import io.lakesink.error.RetryableException;
+import io.lakesink.retry.RetryPolicy;
+import java.util.concurrent.ThreadLocalRandom;
 import io.lakesink.kafka.decode.DecodeException;
 import io.lakesink.kafka.decode.LruCache;
 import java.io.IOException;
@@ -266,17 +268,18 @@ public final class SchemaRegistryClient {
     long deadline = System.nanoTime() + timeout.toNanos();
     String last = null;
     Throwable lastCause = null;
-    long wait = limits.backoff().toMillis();
+    RetryPolicy retries = new RetryPolicy(limits.backoff(), timeout.compareTo(limits.backoff()) < 0 ? limits.backoff() : timeout,
+        limits.attempts(), 0.25);
     int attempt = 0;
     while (attempt < limits.attempts()) {
       if (attempt > 0) {
+        long wait = retries.delay(attempt, ThreadLocalRandom.current()).toMillis();
         long left = (deadline - System.nanoTime()) / 1_000_000;
         if (left <= wait) {
           break; // no time left for another attempt within the timeout
         }
         log.warn("Schema registry {}: GET {} failed ({}); retrying in {} ms", baseUrl, path, last, wait);
         sleep(wait, path);
-        wait *= 2;
       }
       long remaining = deadline - System.nanoTime();
       if (remaining <= 0) {
