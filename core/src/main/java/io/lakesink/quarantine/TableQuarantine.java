@@ -2,7 +2,6 @@ package io.lakesink.quarantine;
 
 import io.lakesink.config.Subscription;
 import io.lakesink.delivery.DeliveryState;
-import io.lakesink.error.RetryableException;
 import io.lakesink.error.SourcePosition;
 import io.lakesink.error.TableFailureException;
 import java.time.Clock;
@@ -20,6 +19,8 @@ public final class TableQuarantine {
   private final String fingerprint;
   private final QuarantineStore store;
   private final Clock clock;
+  /** A quarantine record whose save failed (storage down), saved again on the next check. */
+  private QuarantineRecord unsaved;
 
   public TableQuarantine(String table, Subscription subscription, QuarantineStore store, Clock clock) {
     this.table = table;
@@ -57,18 +58,31 @@ public final class TableQuarantine {
             at == null ? null : at.offset(),
             clock.instant(),
             fingerprint);
-    try {
-      store.save(record);
-    } catch (RetryableException io) {
-      // The table still stops now; a restart would meet the same error and record it then.
-      log.error("Table {} is quarantined but the record could not be saved: {}", table, io.getMessage());
-    }
+    unsaved = record;
+    saveIfUnsaved();
     log.error("Table {} quarantined: {}", table, e.getMessage());
     return new DeliveryState.Quarantined(record);
   }
 
-  /** Whether an operator released the table since it was quarantined. */
+  /**
+   * Whether an operator released the table since it was quarantined. A record that could not be
+   * saved yet is saved now instead: until it is, nobody can have released it.
+   */
   public boolean released() {
+    if (unsaved != null) {
+      saveIfUnsaved();
+      return false;
+    }
     return store.load(table).isEmpty();
+  }
+
+  private void saveIfUnsaved() {
+    try {
+      store.save(unsaved);
+      unsaved = null;
+    } catch (RuntimeException io) {
+      // The table stops all the same; the record is saved on the next release check.
+      log.error("Table {} is quarantined but the record could not be saved yet (retried): {}", table, io.getMessage());
+    }
   }
 }

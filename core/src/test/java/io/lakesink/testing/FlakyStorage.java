@@ -31,6 +31,7 @@ public final class FlakyStorage implements TableStorage {
   private volatile Fault fault = Fault.FAIL_BEFORE_WRITE;
   private final AtomicInteger commitWrites = new AtomicInteger();
   private final AtomicInteger listingFailuresLeft = new AtomicInteger();
+  private volatile boolean quarantineWritesFail;
 
   public FlakyStorage(Path dir) {
     this.local = new LocalStorage(dir, "lakesink");
@@ -45,6 +46,11 @@ public final class FlakyStorage implements TableStorage {
   /** The next {@code count} listings (every snapshot load starts with one) fail with an I/O error. */
   public void failNextListings(int count) {
     listingFailuresLeft.set(count);
+  }
+
+  /** While set, writing a quarantine record fails with a runtime error of the storage client. */
+  public void failQuarantineWrites(boolean fail) {
+    quarantineWritesFail = fail;
   }
 
   public int commitWrites() {
@@ -75,6 +81,9 @@ public final class FlakyStorage implements TableStorage {
       @Override
       public OutputFile newOutputFile(String p) {
         OutputFile out = super.newOutputFile(p);
+        if (quarantineWritesFail && p.contains("/_lakesink/quarantine/")) {
+          throw new IllegalStateException("injected: storage client failure writing " + p);
+        }
         if (!p.matches(".*/_delta_log/\\d+\\.json")) {
           return out;
         }
