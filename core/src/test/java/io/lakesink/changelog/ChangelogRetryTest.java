@@ -20,7 +20,9 @@ import io.lakesink.delta.KernelEngine;
 import io.lakesink.error.RetryableException;
 import io.lakesink.error.TableFailureException;
 import io.lakesink.event.Operation;
+import io.lakesink.delivery.BufferedDelivery;
 import io.lakesink.testing.FlakyStorage;
+import io.lakesink.testing.ShiftableClock;
 import io.lakesink.testing.FlakyStorage.Fault;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -108,6 +110,27 @@ class ChangelogRetryTest {
     storage.failNextCommits(0, Fault.FAIL_BEFORE_WRITE);
     assertEquals(Map.of(new SourcePartition("t", 0), 2L), d.flush());
     assertEquals(2, rows().size());
+  }
+
+  @Test
+  void aFlushGivesTheLoopBackBeforeItsDeadlineAndWaitsBeforeTryingAgain() {
+    ShiftableClock clock = new ShiftableClock();
+    FlushPolicy everyEvent = new FlushPolicy(java.time.Duration.ofHours(1), 1, Long.MAX_VALUE);
+    DeltaTable table = new DeltaTable(KernelEngine.create(storage), storage.tableLocation("t_APPEND"));
+    ChangelogDelivery d = new ChangelogDelivery(sub, table,
+        DeliveryContext.of(everyEvent, new QuarantineStore(storage)).withBackoff(pauses::add).withClock(clock));
+    firstCommit(d);
+    d.accept(event("t", 0, 1, Operation.CREATE, 2L, row("id", 1L)));
+    assertTrue(d.flushDue(clock.millis()));
+    storage.failNextCommits(1000, Fault.FAIL_BEFORE_WRITE);
+    // The poll loop's budget is spent: no backoff may run past it.
+    assertThrows(RetryableException.class, () -> d.flush(clock.millis()));
+    assertEquals(List.of(), pauses, "no wait past the deadline");
+    assertEquals(1, d.bufferedEvents(), "the buffer is kept");
+    assertFalse(d.flushDue(clock.millis()), "not tried again at once by the next loop");
+    clock.advance(BufferedDelivery.RETRY_AFTER);
+    assertTrue(d.flushDue(clock.millis()), "tried again after the wait");
+    assertTrue(d.state().delivering());
   }
 
   @Test
