@@ -4,6 +4,7 @@ import io.lakesink.catalog.CatalogSync;
 import io.lakesink.catalog.CatalogTable;
 import io.lakesink.config.Subscription;
 import io.lakesink.delta.CommitErrors;
+import io.lakesink.delta.CommitConflictException;
 import io.lakesink.delta.CommitFencedException;
 import io.lakesink.delta.CommitOffsets;
 import io.lakesink.delta.DeltaTable;
@@ -232,6 +233,11 @@ public abstract class BufferedDelivery implements TableDelivery {
         // Another writer (the partition's new owner, a worker that lost it, another deployment)
         // committed some of these offsets: drop them from the buffer at once and go on.
         log.info("{}; dropping what it delivered and committing the rest", e.getMessage());
+        last = e;
+        fenced++;
+      } catch (CommitConflictException e) {
+        // Contention, not a failure: re-read the log and plan again without backing off.
+        log.debug("{}", e.getMessage());
         last = e;
         fenced++;
       } catch (RuntimeException e) {

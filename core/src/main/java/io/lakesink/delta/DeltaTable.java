@@ -11,7 +11,7 @@ import io.delta.kernel.TransactionCommitResult;
 import io.delta.kernel.data.FilteredColumnarBatch;
 import io.delta.kernel.data.Row;
 import io.delta.kernel.engine.Engine;
-import io.delta.kernel.exceptions.ConcurrentWriteException;
+import io.delta.kernel.commit.CommitFailedException;
 import io.delta.kernel.exceptions.MaxCommitRetryLimitReachedException;
 import io.delta.kernel.exceptions.TableAlreadyExistsException;
 import io.delta.kernel.exceptions.TableNotFoundException;
@@ -314,6 +314,9 @@ public final class DeltaTable {
       } catch (MaxCommitRetryLimitReachedException e) {
         // Another writer took the version, or the write failed (and may have landed): either
         // way the log is read again, and the fence drops the commit if its offsets are there.
+        if (!attempt.rebaseable() && lostRace(e)) {
+          throw new CommitConflictException(location, e);
+        }
         if (!attempt.rebaseable() || rebase >= MAX_REBASES) {
           throw e;
         }
@@ -321,6 +324,11 @@ public final class DeltaTable {
         attempt = rebase(attempt);
       }
     }
+  }
+
+  /** Whether Kernel gave up because another commit took the version (not an I/O failure). */
+  private static boolean lostRace(MaxCommitRetryLimitReachedException e) {
+    return e.getCause() instanceof CommitFailedException cfe && cfe.isConflict();
   }
 
   /** The same files and offsets on top of the latest log, if the table did not change shape. */
@@ -331,7 +339,7 @@ public final class DeltaTable {
     SnapshotImpl after = (SnapshotImpl) latest;
     if (!after.getSchema().equals(before.getSchema()) || !after.getProtocol().equals(before.getProtocol())
         || !after.getPartitionColumnNames().equals(before.getPartitionColumnNames())) {
-      throw new ConcurrentWriteException("table " + location + " changed shape under a commit; planning it again");
+      throw new CommitConflictException(location, null);
     }
     fence(latest, prepared.offsets());
     log.debug("Rebasing a commit to {} onto version {}", location, latest.getVersion());
