@@ -20,13 +20,10 @@ import io.lakesink.retry.RetryPolicy;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -62,13 +59,12 @@ public abstract class BufferedDelivery implements TableDelivery {
   private final Backoff backoff;
   private final DeliveryMetrics metrics;
   private final ColumnMapping mapping;
-  private final TableQuarantine quarantine;
+  private final TableHealth health;
   private final CatalogSync catalog;
 
   private final EventBuffer buffer = new EventBuffer();
   /** Next offset per partition as last read from, or committed to, the log. */
   private final Map<SourcePartition, Long> stored = new HashMap<>();
-  private DeliveryState state;
   private long lastVersion = -1;
   private Instant lastCommitAt;
   private long rowsDelivered;
@@ -89,15 +85,15 @@ public abstract class BufferedDelivery implements TableDelivery {
     this.backoff = context.backoff();
     this.metrics = context.metrics();
     this.mapping = new ColumnMapping(subscription.targetTable(), subscription.columns());
-    this.quarantine = new TableQuarantine(subscription.targetTable(), subscription, context.quarantine(), clock);
+    this.health = new TableHealth(subscription.targetTable(),
+        new TableQuarantine(subscription.targetTable(), subscription, context.quarantine(), clock), metrics, clock);
     this.catalog = new CatalogSync(context.catalog(), subscription.targetTable(), clock, context.catalogExecutor());
-    this.state = quarantine.initialState();
   }
 
   @Override
   public void maintain() {
     catalog.outcome().ifPresent(this::apply);
-    if ((catalogPending || state instanceof DeliveryState.Degraded) && clock.millis() >= nextCatalogRetry) {
+    if ((catalogPending || health.degraded()) && clock.millis() >= nextCatalogRetry) {
       nextCatalogRetry = clock.millis() + CATALOG_RECHECK.toMillis();
       syncCatalog();
     }
@@ -109,7 +105,7 @@ public abstract class BufferedDelivery implements TableDelivery {
    * table but never stops its data.
    */
   public void syncCatalog() {
-    if (!state.delivering() || !catalog.enabled()) {
+    if (!health.delivering() || !catalog.enabled()) {
       return;
     }
     try {
@@ -132,17 +128,15 @@ public abstract class BufferedDelivery implements TableDelivery {
   }
 
   private void apply(CatalogSync.Outcome outcome) {
-    if (!state.delivering()) {
+    if (!health.delivering()) {
       return;
     }
     if (outcome instanceof CatalogSync.Outcome.Refused r) {
       fail(r.reason());
     } else if (outcome instanceof CatalogSync.Outcome.Problem p) {
-      if (!(state instanceof DeliveryState.Degraded)) {
-        state = new DeliveryState.Degraded(p.reason(), clock.instant());
-      }
-    } else if (state instanceof DeliveryState.Degraded) {
-      state = new DeliveryState.Healthy();
+      health.degrade(p.reason());
+    } else {
+      health.recover();
     }
   }
 
@@ -192,7 +186,7 @@ public abstract class BufferedDelivery implements TableDelivery {
 
   @Override
   public boolean flushDue(long nowMillis) {
-    return state.delivering() && nowMillis >= retryNotBefore
+    return health.delivering() && nowMillis >= retryNotBefore
         && policy.due(buffer.size(), buffer.bytes(), buffer.oldestMillis(), nowMillis);
   }
 
@@ -203,7 +197,7 @@ public abstract class BufferedDelivery implements TableDelivery {
 
   @Override
   public Map<SourcePartition, Long> flush(long deadlineMillis) {
-    if (!state.delivering() || buffer.isEmpty()) {
+    if (!health.delivering() || buffer.isEmpty()) {
       // Skipped positions alone (tombstones) ride along with the next commit: re-reading a
       // tombstone after a restart is harmless, an empty commit per tombstone is not.
       return Map.of();
@@ -340,18 +334,14 @@ public abstract class BufferedDelivery implements TableDelivery {
 
   @Override
   public void fail(TableFailureException reason) {
-    if (state.delivering()) {
-      metrics.error(tableName(), ErrorKind.TABLE_FAILURE);
-      state = quarantine.quarantine(reason);
-    }
+    health.quarantine(reason);
     clear();
   }
 
   @Override
   public boolean releaseIfAllowed() {
-    if (state instanceof DeliveryState.Quarantined && quarantine.released()) {
+    if (health.releaseIfAllowed()) {
       log.info("Table {} was released from quarantine by an operator; resuming from its stored offsets", tableName());
-      state = new DeliveryState.Healthy();
       stored.clear();
       table.forgetIdentity();
       return true;
@@ -361,17 +351,9 @@ public abstract class BufferedDelivery implements TableDelivery {
 
   @Override
   public TableStatus status() {
-    String reason = null;
-    Instant since = null;
-    if (state instanceof DeliveryState.Quarantined q) {
-      reason = q.record().reason();
-      since = q.record().since();
-    } else if (state instanceof DeliveryState.Degraded d) {
-      reason = d.reason();
-      since = d.since();
-    }
     return new TableStatus(
-        tableName(), subscription.topic(), subscription.mode().name().toLowerCase(), state.label(), reason, since,
+        tableName(), subscription.topic(), subscription.mode().name().toLowerCase(), health.state().label(),
+        health.reason(), health.since(),
         lastVersion, lastCommitAt, rowsDelivered, buffer.size());
   }
 
@@ -381,7 +363,7 @@ public abstract class BufferedDelivery implements TableDelivery {
 
   @Override
   public DeliveryState state() {
-    return state;
+    return health.state();
   }
 
   @Override
