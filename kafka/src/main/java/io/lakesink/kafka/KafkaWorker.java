@@ -130,10 +130,12 @@ public final class KafkaWorker implements AutoCloseable {
       }
     }
     flushAll(true);
+    // A delivering table still holding events could not write them (a retryable failure).
+    boolean finalFlushFailed = byTopic.values().stream().anyMatch(d -> d.state().delivering() && d.bufferedEvents() > 0);
     status = snapshot();
     Map<String, DeliveryState> states = new LinkedHashMap<>();
     byTopic.values().forEach(d -> states.put(d.tableName(), d.state()));
-    return new WorkerResult(states);
+    return new WorkerResult(states, finalFlushFailed);
   }
 
   /** The latest snapshot; safe to call from any thread. */
