@@ -38,6 +38,7 @@ final class GracefulShutdown implements AutoCloseable {
   private volatile Runnable stop = () -> {};
   private volatile boolean stopping;
   private Thread hook;
+  private final java.util.Map<Signal, sun.misc.SignalHandler> previous = new java.util.HashMap<>();
 
   /**
    * @param exit starts the JVM's shutdown (its hooks run)
@@ -58,7 +59,8 @@ final class GracefulShutdown implements AutoCloseable {
     s.hook = new Thread(s::shutDown, "lakesink-shutdown");
     Runtime.getRuntime().addShutdownHook(s.hook);
     for (String name : new String[] {"TERM", "INT"}) {
-      Signal.handle(new Signal(name), sig -> s.onSignal());
+      Signal signal = new Signal(name);
+      s.previous.put(signal, Signal.handle(signal, sig -> s.onSignal()));
     }
     return s;
   }
@@ -114,6 +116,8 @@ final class GracefulShutdown implements AutoCloseable {
     }
     try {
       Runtime.getRuntime().removeShutdownHook(hook);
+      // The JVM's own handlers again: a later signal (the demo after its run) exits as usual.
+      previous.forEach(Signal::handle);
     } catch (IllegalStateException alreadyShuttingDown) {
       // the hook is running and halts the JVM
     }
