@@ -45,7 +45,18 @@ final class Commands {
 
   static int run(Path configFile, boolean stopAtEnd) {
     WorkerConfig config = ConfigLoader.fromSystemEnvironment().load(configFile);
-    return run(config, stopAtEnd, FlushHook.NONE);
+    java.time.Duration timeout = GracefulShutdown.timeout(
+        System.getProperty(GracefulShutdown.TIMEOUT_PROPERTY), System.getenv(GracefulShutdown.TIMEOUT_ENV));
+    try (GracefulShutdown shutdown = GracefulShutdown.install(timeout);
+        TableStorage storage = Pipeline.storage(config.storage())) {
+      int exit = ExitCode.CRASHED.code;
+      try {
+        exit = run(config, storage, stopAtEnd, FlushHook.NONE, shutdown::onStop);
+        return exit;
+      } finally {
+        shutdown.finished(exit); // lets a SIGTERM's shutdown hook halt with this code
+      }
+    }
   }
 
   static int run(WorkerConfig config, boolean stopAtEnd, FlushHook hook) {
@@ -55,33 +66,53 @@ final class Commands {
   }
 
   static int run(WorkerConfig config, TableStorage storage, boolean stopAtEnd, FlushHook hook) {
+    return run(config, storage, stopAtEnd, hook, stop -> {});
+  }
+
+  /**
+   * @param onStop receives what stops the running worker, for a signal handler
+   */
+  static int run(WorkerConfig config, TableStorage storage, boolean stopAtEnd, FlushHook hook,
+      java.util.function.Consumer<Runnable> onStop) {
     WorkerResult result;
     KafkaWorker[] holder = new KafkaWorker[1];
     WorkerMetrics metrics = new WorkerMetrics(() -> holder[0] == null ? WorkerStatus.STARTING : holder[0].status());
     DeliveryContext context =
         DeliveryContext.of(config.delivery(), new QuarantineStore(storage)).withHook(hook)
             .withMetrics(metrics).withCatalog(Pipeline.catalog(config.catalog()));
+    // Closing the worker commits nothing more but leaves the consumer group, so the partitions
+    // move to another member at once instead of after the session timeout.
     try (KafkaWorker worker = Pipeline.worker(config, storage, context);
         StatusServer server = startStatus(config, worker, metrics)) {
       holder[0] = worker;
-      Thread shutdown = new Thread(worker::stop, "lakesink-shutdown");
-      Runtime.getRuntime().addShutdownHook(shutdown);
-      try {
-        result = worker.run(stopAtEnd);
-      } finally {
-        try {
-          Runtime.getRuntime().removeShutdownHook(shutdown);
-        } catch (IllegalStateException alreadyShuttingDown) {
-          // the hook is running: nothing to remove
-        }
-      }
+      onStop.accept(worker::stop);
+      result = worker.run(stopAtEnd);
     }
+    return exitCode(result);
+  }
+
+  /**
+   * Quarantine (3) before a worker-level fault (8) before a failed final flush (6): a quarantined
+   * table needs the operator, a fault explains why the final flush failed.
+   */
+  static int exitCode(WorkerResult result) {
     result.states().forEach((table, state) -> {
       if (state instanceof DeliveryState.Quarantined f) {
         System.err.println("Table " + table + " is quarantined: " + f.record().reason());
       }
     });
-    return result.allDelivering() ? Main.OK : Main.TABLES_FAILED;
+    if (result.finalFlushFailed()) {
+      System.err.println("The final flush could not write every table (see the log): those events are read again at the"
+          + " next start.");
+    }
+    if (!result.allDelivering()) {
+      return ExitCode.TABLES_QUARANTINED.code;
+    }
+    if (!result.faults().isEmpty()) {
+      result.faults().forEach(f -> System.err.println("Worker-level fault: " + f));
+      return ExitCode.WORKER_FAULT.code;
+    }
+    return result.finalFlushFailed() ? ExitCode.FINAL_FLUSH_FAILED.code : ExitCode.OK.code;
   }
 
   /** The status endpoint, or null when disabled (try-with-resources accepts null). */
@@ -106,13 +137,13 @@ final class Commands {
       HttpResponse<String> response = HttpClient.newHttpClient().send(
           HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
       System.out.println(response.body());
-      return response.statusCode() == 200 ? Main.OK : Main.TABLES_FAILED;
+      return response.statusCode() == 200 ? Main.OK : ExitCode.CHECK_FAILED.code;
     } catch (IOException e) {
       System.err.println("No worker answers on " + uri + " (" + e.getMessage() + "): is it running, with status.port " + s.port() + "?");
-      return Main.USAGE;
+      return ExitCode.CHECK_FAILED.code;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return Main.USAGE;
+      return ExitCode.CHECK_FAILED.code;
     }
   }
 
@@ -134,9 +165,6 @@ final class Commands {
           return Main.OK;
         }
         case "release" -> {
-          if (table == null) {
-            throw new ConfigurationException("quarantine release needs --table NAME.");
-          }
           Subscription s = subscription(config, table);
           if (!store.release(s.targetTable())) {
             System.out.println("Table " + s.targetTable() + " is not quarantined.");
@@ -192,7 +220,7 @@ final class Commands {
     } else {
       System.out.println("ok    catalog: none (tables are only written)");
     }
-    return ok ? Main.OK : Main.USAGE;
+    return ok ? Main.OK : ExitCode.CHECK_FAILED.code;
   }
 
   private interface Check {

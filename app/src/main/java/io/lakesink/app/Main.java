@@ -1,16 +1,44 @@
 package io.lakesink.app;
 
 import io.lakesink.error.ConfigurationException;
-import java.util.Arrays;
-import java.util.List;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
-/** The {@code lakesink} command line. */
-public final class Main {
-  static final int OK = 0;
-  static final int USAGE = 1;
-  static final int TABLES_FAILED = 3;
+/** The {@code lakesink} command line; the exit codes are {@link ExitCode}'s. */
+@Command(
+    name = "lakesink",
+    mixinStandardHelpOptions = true,
+    versionProvider = Main.Version.class,
+    description = "Delivers Debezium change events from Kafka into Delta Lake tables.",
+    subcommands = {
+      Main.Run.class, Main.DemoCommand.class, Main.Check.class, Main.Views.class, Main.Show.class,
+      Main.Status.class, Main.Quarantine.class, CommandLine.HelpCommand.class
+    },
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {
+      "0:ok",
+      "1:crashed (unexpected error)",
+      "2:usage error",
+      "3:a table is quarantined",
+      "4:configuration error",
+      "5:check failed / no worker answers",
+      "6:the final flush failed",
+      "7:stopped before the final flush finished"
+    })
+public final class Main implements Callable<Integer> {
+  static final int OK = ExitCode.OK.code;
+  static final int USAGE = ExitCode.USAGE.code;
+  static final int TABLES_FAILED = ExitCode.TABLES_QUARANTINED.code;
 
-  private Main() {}
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
     // Chosen before the first logger exists: logback reads this once, at start.
@@ -20,80 +48,167 @@ public final class Main {
     System.exit(run(args));
   }
 
-  static int run(String[] args) {
-    if (args.length == 0 || args[0].equals("help") || args[0].equals("--help")) {
-      System.out.println(USAGE_TEXT);
-      return args.length == 0 ? USAGE : OK;
-    }
-    Arguments a = new Arguments(Arrays.asList(args).subList(1, args.length));
-    try {
-      return switch (args[0]) {
-        case "run" -> Commands.run(a.config(), a.flag("--stop-at-end"));
-        case "views" -> Commands.views(a.config());
-        case "status" -> Commands.status(a.config());
-        case "check" -> Commands.check(a.config());
-        case "show" -> Commands.show(a.config(), a.required("--table"));
-        case "demo" -> Demo.run(a.value("--data", "demo-data"));
-        case "quarantine" -> Commands.quarantine(a.config(), a.positional(0, "list or release"), a.value("--table", null));
-        default -> {
-          System.err.println("Unknown command '" + args[0] + "'.\n" + USAGE_TEXT);
-          yield USAGE;
-        }
-      };
-    } catch (ConfigurationException e) {
-      System.err.println("Configuration error: " + e.getMessage());
-      return USAGE;
+  /** Parses and runs one command line; returns the exit code. */
+  static int run(String... args) {
+    CommandLine cli = new CommandLine(new Main());
+    // Read System.out/err now, not when the class loads: tests capture them per call.
+    cli.setOut(new PrintWriter(System.out, true));
+    cli.setErr(new PrintWriter(System.err, true));
+    // picocli asks this mapper for usage errors too, not only for what a command threw.
+    cli.setExitCodeExceptionMapper(e -> e instanceof CommandLine.ParameterException ? ExitCode.USAGE.code
+        : e instanceof ConfigurationException ? ExitCode.CONFIGURATION.code : ExitCode.CRASHED.code);
+    // Always the command's usage after the message: picocli's default leaves it out when it
+    // has a spelling suggestion, and the suggestion alone does not show the other options.
+    cli.setParameterExceptionHandler((e, ignored) -> {
+      CommandLine wrong = e.getCommandLine();
+      wrong.getErr().println(e.getMessage());
+      CommandLine.UnmatchedArgumentException.printSuggestions(e, wrong.getErr());
+      wrong.usage(wrong.getErr());
+      return ExitCode.USAGE.code;
+    });
+    cli.setExecutionExceptionHandler((e, line, parsed) -> {
+      if (e instanceof ConfigurationException) {
+        line.getErr().println("Configuration error: " + e.getMessage());
+        return ExitCode.CONFIGURATION.code;
+      }
+      // A bug or an environment problem: the stack trace is what a report needs.
+      line.getErr().println("lakesink crashed: " + e);
+      e.printStackTrace(System.err);
+      return ExitCode.CRASHED.code;
+    });
+    return cli.execute(args);
+  }
+
+  /** {@code lakesink} alone: the usage, and a usage exit code since nothing was asked. */
+  @Override
+  public Integer call() {
+    spec.commandLine().usage(spec.commandLine().getErr());
+    return ExitCode.USAGE.code;
+  }
+
+  static final class ConfigOption {
+    @Option(names = "--config", paramLabel = "FILE", required = true, description = "the worker's YAML configuration")
+    Path file;
+  }
+
+  @Command(name = "run", mixinStandardHelpOptions = true,
+      description = {"Deliver the subscriptions until stopped (SIGTERM/SIGINT: flush, commit, leave the group, exit).",
+          "Shutdown timeout: LAKESINK_SHUTDOWN_TIMEOUT or -Dlakesink.shutdown.timeout (default 30s)."})
+  static final class Run implements Callable<Integer> {
+    @CommandLine.Mixin ConfigOption config;
+
+    @Option(names = "--stop-at-end", description = "catch up to the end offsets seen at start, then exit")
+    boolean stopAtEnd;
+
+    @Override
+    public Integer call() {
+      return Commands.run(config.file, stopAtEnd);
     }
   }
 
-  static final String USAGE_TEXT =
-      """
-      Usage: lakesink <command> [options]
+  @Command(name = "demo", mixinStandardHelpOptions = true,
+      description = "Local Kafka + a sample change stream → Delta tables in DIR.")
+  static final class DemoCommand implements Callable<Integer> {
+    @Option(names = "--data", paramLabel = "DIR", defaultValue = "demo-data", description = "where the tables go (default: ${DEFAULT-VALUE})")
+    String data;
 
-        run   --config FILE [--stop-at-end]   deliver the subscriptions (--stop-at-end: catch up, then exit)
-        check --config FILE                   connection test: storage, Kafka, catalog
-        views --config FILE                   print each subscription's current-state view SQL
-        status --config FILE                  print a running worker's status (from its status.port)
-        show  --config FILE --table NAME      print a table's current state from storage
-        demo  [--data DIR]                    local Kafka + sample change stream → Delta tables in DIR
-        quarantine list    --config FILE              list quarantined tables and why
-        quarantine release --config FILE --table NAME release a table (a running worker resumes it within 10 s)
-      """;
+    @Override
+    public Integer call() {
+      return Demo.run(data);
+    }
+  }
 
-  /** Minimal option parsing: {@code --name value} and flags. */
-  record Arguments(List<String> args) {
-    String value(String name, String fallback) {
-      int i = args.indexOf(name);
-      if (i < 0) {
-        return fallback;
-      }
-      if (i + 1 >= args.size()) {
-        throw new ConfigurationException("Option " + name + " needs a value.");
-      }
-      return args.get(i + 1);
+  @Command(name = "check", mixinStandardHelpOptions = true,
+      description = "Connection test: storage, Kafka, catalog. Delivers nothing; exit 5 when a step fails.")
+  static final class Check implements Callable<Integer> {
+    @CommandLine.Mixin ConfigOption config;
+
+    @Override
+    public Integer call() {
+      return Commands.check(config.file);
+    }
+  }
+
+  @Command(name = "views", mixinStandardHelpOptions = true, description = "Print each subscription's current-state view SQL.")
+  static final class Views implements Callable<Integer> {
+    @CommandLine.Mixin ConfigOption config;
+
+    @Override
+    public Integer call() {
+      return Commands.views(config.file);
+    }
+  }
+
+  @Command(name = "show", mixinStandardHelpOptions = true, description = "Print a table's current state from storage.")
+  static final class Show implements Callable<Integer> {
+    @CommandLine.Mixin ConfigOption config;
+
+    @Option(names = "--table", paramLabel = "NAME", required = true, description = "the subscription's table")
+    String table;
+
+    @Override
+    public Integer call() {
+      return Commands.show(config.file, table);
+    }
+  }
+
+  @Command(name = "status", mixinStandardHelpOptions = true,
+      description = "Print a running worker's status (from its status.host and status.port); exit 5 when none answers.")
+  static final class Status implements Callable<Integer> {
+    @CommandLine.Mixin ConfigOption config;
+
+    @Override
+    public Integer call() {
+      return Commands.status(config.file);
+    }
+  }
+
+  @Command(name = "quarantine", mixinStandardHelpOptions = true, description = "List or release quarantined tables.",
+      subcommands = {Quarantine.ListCommand.class, Quarantine.Release.class})
+  static final class Quarantine implements Callable<Integer> {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      throw new CommandLine.ParameterException(spec.commandLine(), "Missing subcommand: list or release.");
     }
 
-    String required(String name) {
-      String v = value(name, null);
-      if (v == null) {
-        throw new ConfigurationException("Option " + name + " is required.\n" + USAGE_TEXT);
+    @Command(name = "list", mixinStandardHelpOptions = true, description = "List quarantined tables and why.")
+    static final class ListCommand implements Callable<Integer> {
+      @CommandLine.Mixin ConfigOption config;
+
+      @Override
+      public Integer call() {
+        return Commands.quarantine(config.file, "list", null);
       }
-      return v;
     }
 
-    java.nio.file.Path config() {
-      return java.nio.file.Path.of(required("--config"));
-    }
+    @Command(name = "release", mixinStandardHelpOptions = true,
+        description = "Release a table; a running worker resumes it within 10 s.")
+    static final class Release implements Callable<Integer> {
+      @CommandLine.Mixin ConfigOption config;
 
-    String positional(int index, String expected) {
-      if (args.size() <= index || args.get(index).startsWith("--")) {
-        throw new ConfigurationException("Expected " + expected + ".\n" + USAGE_TEXT);
+      @Option(names = "--table", paramLabel = "NAME", required = true, description = "the quarantined table")
+      String table;
+
+      @Override
+      public Integer call() {
+        return Commands.quarantine(config.file, "release", table);
       }
-      return args.get(index);
     }
+  }
 
-    boolean flag(String name) {
-      return args.contains(name);
+  /** The version Maven built, from a filtered resource (the classes run unpackaged from bin/lakesink). */
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() throws IOException {
+      Properties p = new Properties();
+      try (InputStream in = Main.class.getResourceAsStream("/lakesink-version.properties")) {
+        if (in != null) {
+          p.load(in);
+        }
+      }
+      return new String[] {"lakesink " + p.getProperty("version", "(unknown version)")};
     }
   }
 }

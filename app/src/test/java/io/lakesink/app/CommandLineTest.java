@@ -76,23 +76,77 @@ class CommandLineTest {
 
     Files.writeString(config, yaml.formatted(SharedKafka.bootstrap(), dir.resolve("tables"), "no-such-topic"));
     Output missing = run("check", "--config", config.toString());
-    assertEquals(Main.USAGE, missing.exit());
+    assertEquals(ExitCode.CHECK_FAILED.code, missing.exit());
     assertTrue(missing.out().contains("FAIL  kafka") && missing.out().contains("no-such-topic"), missing.out());
   }
 
   @Test
   void mistakesExitWithUsageAndAMessage() throws Exception {
-    assertEquals(Main.USAGE, run().exit());
+    Output none = run();
+    assertEquals(ExitCode.USAGE.code, none.exit());
+    assertTrue(none.err().contains("Usage: lakesink"), none.err());
     Output unknown = run("frobnicate");
-    assertEquals(Main.USAGE, unknown.exit());
-    assertTrue(unknown.err().contains("Unknown command 'frobnicate'"));
+    assertEquals(ExitCode.USAGE.code, unknown.exit());
+    assertTrue(unknown.err().contains("Unmatched argument at index 0: 'frobnicate'"), unknown.err());
     Output noConfig = run("run");
-    assertEquals(Main.USAGE, noConfig.exit());
-    assertTrue(noConfig.err().contains("--config is required"), noConfig.err());
+    assertEquals(ExitCode.USAGE.code, noConfig.exit());
+    assertTrue(noConfig.err().contains("Missing required option: '--config=FILE'"), noConfig.err());
+    Output noTable = run("quarantine", "release", "--config", "x.yaml");
+    assertEquals(ExitCode.USAGE.code, noTable.exit());
+    assertTrue(noTable.err().contains("Missing required option: '--table=NAME'"), noTable.err());
+    Output noAction = run("quarantine", "--config", "x.yaml");
+    assertEquals(ExitCode.USAGE.code, noAction.exit());
+  }
+
+  @Test
+  void unknownFlagsAreRefusedWithTheCommandsUsage() {
+    // The old parser ignored what it did not know: a typo silently changed nothing.
+    Output typo = run("run", "--config", "x.yaml", "--stop-at-the-end");
+    assertEquals(ExitCode.USAGE.code, typo.exit());
+    assertTrue(typo.err().contains("Unknown option: '--stop-at-the-end'"), typo.err());
+    assertTrue(typo.err().contains("Usage: lakesink run"), typo.err());
+    Output stray = run("views", "--config", "x.yaml", "extra");
+    assertEquals(ExitCode.USAGE.code, stray.exit());
+    assertTrue(stray.err().contains("Usage: lakesink views"), stray.err());
+  }
+
+  @Test
+  void configurationErrorsHaveTheirOwnExitCode() throws Exception {
     Path bad = dir.resolve("bad.yaml");
     Files.writeString(bad, "kafka: {bootstrap_servers: x}\nstorage: {type: local, path: y}\nsubscriptions: [{topic: t}]\n");
     Output invalid = run("views", "--config", bad.toString());
-    assertEquals(Main.USAGE, invalid.exit());
-    assertTrue(invalid.err().contains("'subscriptions[0].table' is required"), invalid.err());
+    assertEquals(ExitCode.CONFIGURATION.code, invalid.exit());
+    assertTrue(invalid.err().contains("Configuration error: ") && invalid.err().contains("'subscriptions[0].table' is required"), invalid.err());
+    Output absent = run("show", "--config", dir.resolve("absent.yaml").toString(), "--table", "t");
+    assertEquals(ExitCode.CONFIGURATION.code, absent.exit(), absent.err());
+  }
+
+  @Test
+  void everyCommandHasHelpAndTheToolAVersion() {
+    for (String[] command : new String[][] {
+        {"run"}, {"demo"}, {"check"}, {"views"}, {"show"}, {"status"}, {"quarantine"}, {"quarantine", "list"}, {"quarantine", "release"}}) {
+      String[] args = java.util.Arrays.copyOf(command, command.length + 1);
+      args[command.length] = "--help";
+      Output help = run(args);
+      assertEquals(ExitCode.OK.code, help.exit(), String.join(" ", args));
+      assertTrue(help.out().contains("Usage: lakesink " + String.join(" ", command)), help.out());
+    }
+    assertTrue(run("run", "--help").out().contains("--stop-at-end"));
+    assertTrue(run("demo", "--help").out().contains("--data=DIR"));
+    Output top = run("--help");
+    assertEquals(ExitCode.OK.code, top.exit());
+    assertTrue(top.out().contains("Exit codes:") && top.out().contains("4   configuration error"), top.out());
+    Output version = run("--version");
+    assertEquals(ExitCode.OK.code, version.exit());
+    assertTrue(version.out().matches("(?s)lakesink \\d+\\.\\d+\\.\\d+.*"), version.out());
+  }
+
+  @Test
+  void exitCodesAreDistinct() {
+    long distinct = java.util.Arrays.stream(ExitCode.values()).mapToInt(c -> c.code).distinct().count();
+    assertEquals(ExitCode.values().length, distinct);
+    assertEquals(0, ExitCode.OK.code);
+    assertEquals(2, ExitCode.USAGE.code);
+    assertEquals(3, ExitCode.TABLES_QUARANTINED.code);
   }
 }

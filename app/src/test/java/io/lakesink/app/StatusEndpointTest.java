@@ -80,4 +80,72 @@ class StatusEndpointTest {
       }
     }
   }
+
+  /** The JDK server reads headers on an executor thread: one half-sent request must not block the probes. */
+  @Test
+  void aClientThatNeverFinishesItsRequestDoesNotBlockHealth() throws Exception {
+    WorkerMetrics metrics = new WorkerMetrics(() -> WorkerStatus.STARTING);
+    try (StatusServer server = StatusServer.start("127.0.0.1", 0, () -> WorkerStatus.STARTING, metrics);
+        java.net.Socket slow = new java.net.Socket("127.0.0.1", server.port())) {
+      slow.getOutputStream().write("GET /status HTTP/1.1\r\nHost: lakesink\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      slow.getOutputStream().flush(); // ...and never the blank line that ends the headers
+      HttpResponse<String> health = HttpClient.newHttpClient().send(
+          HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/health"))
+              .timeout(java.time.Duration.ofSeconds(30)).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertEquals(200, health.statusCode());
+    }
+  }
+
+  @Test
+  void readyOnceReadingAndNotWhenEveryTableIsQuarantined() throws Exception {
+    String topic = SharedKafka.newTopic("st-ready", 1);
+    try (KafkaProducer<byte[], byte[]> p = SharedKafka.producer()) {
+      SharedKafka.send(p, topic, 0, null, ChangelogEndToEndTest.envelope("c", 1, "a", 1));
+      p.flush();
+    }
+    WorkerHarness w = new WorkerHarness(data).subscribe("- {topic: " + topic + ", table: t}");
+    var config = w.config();
+    try (var storage = Pipeline.storage(config.storage())) {
+      KafkaWorker[] holder = new KafkaWorker[1];
+      WorkerMetrics metrics = new WorkerMetrics(() -> holder[0] == null ? WorkerStatus.STARTING : holder[0].status());
+      DeliveryContext context = DeliveryContext.of(config.delivery(), new QuarantineStore(storage)).withMetrics(metrics);
+      try (KafkaWorker worker = Pipeline.worker(config, storage, context);
+          StatusServer server = StatusServer.start("127.0.0.1", 0, worker::status, metrics)) {
+        holder[0] = worker;
+        HttpResponse<String> starting = get(server.port(), "/ready");
+        assertEquals(503, starting.statusCode());
+        assertTrue(starting.body().contains("starting"), starting.body());
+
+        Thread run = new Thread(() -> worker.run(false), "ready-test-worker");
+        run.start();
+        try {
+          awaitReady(server.port(), 200);
+
+          try (KafkaProducer<byte[], byte[]> p = SharedKafka.producer()) {
+            SharedKafka.send(p, topic, 0, null, "garbage"); // quarantines the only table
+            p.flush();
+          }
+          HttpResponse<String> quarantined = awaitReady(server.port(), 503);
+          assertTrue(quarantined.body().contains("every table is quarantined"), quarantined.body());
+          assertEquals(200, get(server.port(), "/health").statusCode(), "alive, just not useful");
+        } finally {
+          worker.stop();
+          run.join();
+        }
+      }
+    }
+  }
+
+  static HttpResponse<String> awaitReady(int port, int code) throws Exception {
+    long deadline = System.nanoTime() + java.time.Duration.ofSeconds(120).toNanos();
+    while (true) {
+      HttpResponse<String> r = get(port, "/ready");
+      if (r.statusCode() == code) {
+        return r;
+      }
+      assertTrue(System.nanoTime() < deadline, "/ready never answered " + code + "; last: " + r.body());
+      Thread.sleep(100); // polling interval, not a synchronization
+    }
+  }
 }

@@ -76,7 +76,6 @@ public final class KafkaWorker implements AutoCloseable {
   private volatile WorkerStatus status = WorkerStatus.STARTING;
   private long nextReleaseCheck;
   private long lastPollMillis;
-  private boolean finalFlushFailed;
   private boolean buffersFull;
   /** Worker-level faults by source ("storage:<table>", "registry:<topic>"): message. */
   private final Map<String, String> faults = new LinkedHashMap<>();
@@ -174,7 +173,7 @@ public final class KafkaWorker implements AutoCloseable {
       }
     }
     lastPollMillis = clock.millis();
-    finalFlushFailed = !flushAll();
+    boolean finalFlushFailed = !flushAll();
     for (TableDelivery d : byTopic.values()) {
       try {
         d.settle(SETTLE);
@@ -185,12 +184,7 @@ public final class KafkaWorker implements AutoCloseable {
     status = snapshot();
     Map<String, DeliveryState> states = new LinkedHashMap<>();
     byTopic.values().forEach(d -> states.put(d.tableName(), d.state()));
-    return new WorkerResult(states);
-  }
-
-  /** Whether the flush that ends {@link #run} left events unwritten (a retryable failure). */
-  public boolean finalFlushFailed() {
-    return finalFlushFailed;
+    return new WorkerResult(states, finalFlushFailed, faults());
   }
 
   /** The latest snapshot; safe to call from any thread. */

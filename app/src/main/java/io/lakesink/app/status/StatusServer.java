@@ -16,28 +16,38 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
- * {@code /health}, {@code /status} and {@code /metrics} over the JDK's HTTP server: three
- * read-only pages need no web framework. Everything served comes from the worker's status
- * snapshot and the metrics registry, neither of which holds a secret.
+ * {@code /health}, {@code /ready}, {@code /status} and {@code /metrics} over the JDK's HTTP
+ * server: four read-only pages need no web framework. Everything served comes from the worker's
+ * status snapshot and the metrics registry, neither of which holds a secret. It binds to the
+ * configured {@code status.host} only.
  */
 public final class StatusServer implements AutoCloseable {
   /** A worker whose loop has not turned for this long is reported unhealthy. */
   static final Duration STALE = Duration.ofMinutes(2);
+  /**
+   * Requests served at once. The JDK server reads a request's headers on the executor's thread,
+   * so with one thread a client that sends half a request blocks every probe behind it.
+   */
+  static final int THREADS = 4;
   private static final ObjectMapper JSON =
       new ObjectMapper().registerModule(new JavaTimeModule())
           .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS).enable(SerializationFeature.INDENT_OUTPUT);
 
   private final HttpServer server;
+  private final ExecutorService pool;
   private final Supplier<WorkerStatus> status;
   private final WorkerMetrics metrics;
   private final Clock clock;
 
-  private StatusServer(HttpServer server, Supplier<WorkerStatus> status, WorkerMetrics metrics, Clock clock) {
+  private StatusServer(HttpServer server, ExecutorService pool, Supplier<WorkerStatus> status, WorkerMetrics metrics, Clock clock) {
     this.server = server;
+    this.pool = pool;
     this.status = status;
     this.metrics = metrics;
     this.clock = clock;
@@ -46,13 +56,16 @@ public final class StatusServer implements AutoCloseable {
   public static StatusServer start(String host, int port, Supplier<WorkerStatus> status, WorkerMetrics metrics) {
     try {
       HttpServer server = HttpServer.create(new InetSocketAddress(host, port), 0);
-      server.setExecutor(Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "lakesink-status");
+      AtomicInteger n = new AtomicInteger();
+      ExecutorService pool = Executors.newFixedThreadPool(THREADS, r -> {
+        Thread t = new Thread(r, "lakesink-status-" + n.incrementAndGet());
         t.setDaemon(true);
         return t;
-      }));
-      StatusServer s = new StatusServer(server, status, metrics, Clock.systemUTC());
+      });
+      server.setExecutor(pool);
+      StatusServer s = new StatusServer(server, pool, status, metrics, Clock.systemUTC());
       server.createContext("/health", s::health);
+      server.createContext("/ready", s::ready);
       server.createContext("/status", s::status);
       server.createContext("/metrics", s::metrics);
       server.start();
@@ -70,11 +83,49 @@ public final class StatusServer implements AutoCloseable {
     WorkerStatus s = status.get();
     boolean starting = s.at().equals(WorkerStatus.STARTING.at());
     boolean alive = starting || s.at().isAfter(clock.instant().minus(STALE));
+    boolean healthy = alive && s.healthy();
     Map<String, Object> body = new LinkedHashMap<>();
-    body.put("status", alive ? "up" : "stalled");
+    body.put("status", !alive ? "stalled" : healthy ? "up" : "fault");
     body.put("ready", !starting);
     body.put("last_loop", starting ? null : s.at());
-    send(ex, alive ? 200 : 503, "application/json", JSON.writeValueAsString(body));
+    // Credentials or permissions refused by storage or the registry: every table waits on it.
+    body.put("faults", s.faults());
+    send(ex, healthy ? 200 : 503, "application/json", JSON.writeValueAsString(body));
+  }
+
+  /**
+   * 200 when the worker can deliver: its loop has run within {@link #STALE}, it reads at least
+   * one assigned partition, and at least one of its tables is not quarantined. 503 otherwise
+   * (starting, waiting for partitions, stalled, or nothing left to deliver), with the reason.
+   * One quarantined table among healthy ones keeps the worker ready: restarting it would not help.
+   */
+  private void ready(HttpExchange ex) throws IOException {
+    WorkerStatus s = status.get();
+    String notReady = notReady(s);
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("ready", notReady == null);
+    body.put("reason", notReady);
+    send(ex, notReady == null ? 200 : 503, "application/json", JSON.writeValueAsString(body));
+  }
+
+  private String notReady(WorkerStatus s) {
+    if (s.at().equals(WorkerStatus.STARTING.at())) {
+      return "starting";
+    }
+    if (s.at().isBefore(clock.instant().minus(STALE))) {
+      return "stalled: the worker loop last ran at " + s.at();
+    }
+    if (!s.healthy()) {
+      return "worker-level fault: " + String.join("; ", s.faults());
+    }
+    // A partition appears in the lag map once it is assigned and its position is known.
+    if (s.subscriptions().stream().allMatch(sub -> sub.lag().isEmpty())) {
+      return "no partition assigned yet";
+    }
+    if (s.subscriptions().stream().allMatch(sub -> "quarantined".equals(sub.table().state()))) {
+      return "every table is quarantined";
+    }
+    return null;
   }
 
   private void status(HttpExchange ex) throws IOException {
@@ -82,6 +133,7 @@ public final class StatusServer implements AutoCloseable {
     List<Map<String, Object>> subs = s.subscriptions().stream().map(StatusServer::subscription).toList();
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("at", s.at());
+    body.put("faults", s.faults());
     body.put("subscriptions", subs);
     send(ex, 200, "application/json", JSON.writeValueAsString(body));
   }
@@ -120,5 +172,6 @@ public final class StatusServer implements AutoCloseable {
   @Override
   public void close() {
     server.stop(0);
+    pool.shutdownNow();
   }
 }
