@@ -4,7 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lakesink.delivery.DeliveryContext;
+import io.lakesink.app.status.StatusServer;
+import io.lakesink.app.status.WorkerMetrics;
 import io.lakesink.kafka.KafkaWorker;
+import io.lakesink.kafka.WorkerResult;
 import io.lakesink.kafka.WorkerStatus;
 import io.lakesink.quarantine.QuarantineStore;
 import io.lakesink.testing.FlakyStorage;
@@ -37,6 +40,23 @@ class WorkerFaultsTest {
     return topic;
   }
 
+  /** With --stop-at-end the run ends at once on a worker-level fault, with its own exit code. */
+  @Test
+  void aRunToTheEndStopsOnAWorkerFaultWithItsOwnExitCode() {
+    String topic = produce(10);
+    WorkerHarness w = new WorkerHarness(data).subscribe("- {topic: " + topic + ", table: t}");
+    FlakyStorage storage = new FlakyStorage(data);
+    storage.failNextCommits(Integer.MAX_VALUE, FlakyStorage.Fault.UNAUTHORIZED);
+    DeliveryContext context = DeliveryContext.of(w.config().delivery(), new QuarantineStore(storage)).withBackoff(ms -> {});
+    WorkerResult result;
+    try (KafkaWorker worker = Pipeline.worker(w.config(), storage, context)) {
+      result = worker.run(true);
+    }
+    assertTrue(result.allDelivering(), "no table quarantined: " + result.states());
+    assertEquals(1, result.faults().size(), result.faults().toString());
+    assertEquals(ExitCode.WORKER_FAULT.code, Commands.exitCode(result));
+  }
+
   /** Fails on the previous worker: storedOffsets threw out of the rebalance callback, out of poll(). */
   @Test
   void storageUnreadableAtAssignmentIsRetriedNotFatal() {
@@ -63,7 +83,7 @@ class WorkerFaultsTest {
 
   /** Fails on the previous worker: the table was quarantined for a worker-wide credential problem. */
   @Test
-  void refusedCredentialsAreAWorkerFaultNotAQuarantine() {
+  void refusedCredentialsAreAWorkerFaultNotAQuarantine() throws Exception {
     String topic = produce(40);
     WorkerHarness w = new WorkerHarness(data).subscribe("- {topic: " + topic + ", table: t}");
     FlakyStorage storage = new FlakyStorage(data);
@@ -73,12 +93,15 @@ class WorkerFaultsTest {
         .withClock(clock).withBackoff(ms -> {});
     KafkaWorker worker = Pipeline.worker(w.config(), storage, context);
     RebalanceTest.RunningWorker running = new RebalanceTest.RunningWorker(worker);
-    try {
+    WorkerMetrics metrics = new WorkerMetrics(worker::status);
+    try (StatusServer server = StatusServer.start("127.0.0.1", 0, worker::status, metrics)) {
       RebalanceTest.awaitCondition(() -> !worker.status().healthy(), "the fault is reported");
       WorkerStatus faulty = worker.status();
       assertTrue(faulty.faults().get(0).contains("403"), faulty.faults().toString());
       assertEquals("healthy", faulty.subscriptions().get(0).table().state(), "the table is not quarantined");
       assertTrue(new QuarantineStore(storage).list().isEmpty());
+      assertEquals(503, StatusEndpointTest.get(server.port(), "/health").statusCode(), "unhealthy while the fault stands");
+      assertTrue(StatusEndpointTest.get(server.port(), "/status").body().contains("403"));
 
       storage.failNextCommits(0, FlakyStorage.Fault.UNAUTHORIZED); // the operator fixes the role assignment
       RebalanceTest.awaitCondition(() -> {
@@ -86,6 +109,7 @@ class WorkerFaultsTest {
         return w.storedOffsets("t", topic, 2).values().stream().mapToLong(Long::longValue).sum() == 40;
       }, "delivered after the fault cleared");
       RebalanceTest.awaitCondition(() -> worker.status().healthy(), "the fault cleared");
+      assertEquals(200, StatusEndpointTest.get(server.port(), "/health").statusCode());
     } finally {
       running.stop();
     }
