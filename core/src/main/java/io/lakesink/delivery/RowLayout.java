@@ -90,7 +90,7 @@ public final class RowLayout {
         try {
           v = ValueCoercion.coerce(v, source.get(i).type(), target.type());
         } catch (ValueCoercion.DoesNotFit x) {
-          throw Errors.columnTypeConflict(table, target.name(), target.type(), source.get(i).type(), v, e.position());
+          throw Errors.columnTypeConflict(table, target.name(), target.type(), source.get(i).type(), e.position());
         }
       }
       row[slots[i]] = v;

@@ -28,8 +28,9 @@ public final class Errors {
         cause);
   }
 
+  /** Never quotes the value: reasons reach logs and {@code /status}. */
   public static TableFailureException columnTypeConflict(
-      String table, String column, ColumnType tableType, ColumnType valueType, Object value, SourcePosition at) {
+      String table, String column, ColumnType tableType, ColumnType valueType, SourcePosition at) {
     return new TableFailureException(
         "Column "
             + column
@@ -41,9 +42,7 @@ public final class Errors {
             + at
             + " carries a "
             + valueType
-            + " value that does not fit without loss ("
-            + abbreviate(String.valueOf(value))
-            + "). Columns are never retyped: map the column to another name or cast it in the"
+            + " value that does not fit without loss. Columns are never retyped: map the column to another name or cast it in the"
             + " subscription's column mapping.",
         at,
         null);
@@ -205,10 +204,6 @@ public final class Errors {
             + "' refers to environment variable "
             + variable
             + ", which is not set: export it or change the value.");
-  }
-
-  private static String abbreviate(String s) {
-    return s.length() <= 64 ? s : s.substring(0, 61) + "...";
   }
 
   /**

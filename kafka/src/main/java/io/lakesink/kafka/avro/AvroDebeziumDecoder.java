@@ -108,7 +108,7 @@ public final class AvroDebeziumDecoder implements RecordDecoder {
     }
     Operation op = Operation.fromCode(code);
     if (op == null) {
-      throw new DecodeException("unknown Debezium operation '" + code + "' (expected c, u, d or r)");
+      throw new DecodeException("the Debezium field 'op' holds an unknown operation (expected c, u, d or r)");
     }
     int imagePos = op == Operation.DELETE ? shape.before : shape.after;
     Object image = imagePos < 0 ? null : record.get(imagePos);
@@ -148,7 +148,7 @@ public final class AvroDebeziumDecoder implements RecordDecoder {
     String code = codeValue == null ? null : codeValue.toString();
     Operation op = Operation.fromCode(code);
     if (code != null && op == null) {
-      throw new DecodeException("unknown operation '__op' = \"" + code + "\"");
+      throw new DecodeException("the field '__op' holds an unknown operation (expected c, u, d or r)");
     }
     Object deletedValue = shape.flatDeleted < 0 ? null : record.get(shape.flatDeleted);
     if (op == null && deletedValue != null && "true".equalsIgnoreCase(deletedValue.toString())) {

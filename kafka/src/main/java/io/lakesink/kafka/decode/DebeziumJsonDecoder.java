@@ -71,7 +71,7 @@ public final class DebeziumJsonDecoder implements RecordDecoder {
     }
     Operation op = Operation.fromCode(code);
     if (op == null) {
-      throw new DecodeException("unknown Debezium operation '" + code + "' (expected c, u, d or r)");
+      throw new DecodeException("the Debezium field 'op' holds an unknown operation (expected c, u, d or r)");
     }
     String imageField = op == Operation.DELETE ? "before" : "after";
     JsonNode image = payload.get(imageField);
@@ -104,7 +104,7 @@ public final class DebeziumJsonDecoder implements RecordDecoder {
       throws DecodeException {
     Operation op = Operation.fromCode(payload.path("__op").asText(null));
     if (payload.has("__op") && !payload.get("__op").isNull() && op == null) {
-      throw new DecodeException("unknown operation '__op' = " + payload.get("__op"));
+      throw new DecodeException("the field '__op' holds an unknown operation (expected c, u, d or r)");
     }
     boolean deleted = "true".equalsIgnoreCase(payload.path("__deleted").asText("false"));
     if (deleted && op == null) {
@@ -204,7 +204,11 @@ public final class DebeziumJsonDecoder implements RecordDecoder {
       }
       return n;
     } catch (IOException e) {
-      throw new DecodeException("the record " + what + " is not valid JSON (" + e.getMessage().lines().findFirst().orElse("") + ")", e);
+      // The parser's own message quotes the offending token: the position is said instead.
+      String where = e instanceof com.fasterxml.jackson.core.JsonProcessingException j && j.getLocation() != null
+          ? " at line " + j.getLocation().getLineNr() + ", column " + j.getLocation().getColumnNr()
+          : "";
+      throw new DecodeException("the record " + what + " is not valid JSON" + where, e);
     }
   }
 
