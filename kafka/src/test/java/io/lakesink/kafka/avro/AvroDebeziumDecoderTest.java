@@ -332,7 +332,7 @@ class AvroDebeziumDecoderTest {
     assertNull(decode(null, value(V1_ENVELOPE, "t", null, null, 5L, 6L)));
     assertNull(decode(null, value(V1_ENVELOPE, "m", null, null, 5L, 6L)));
     DecodeException badOp = assertThrows(DecodeException.class, () -> decode(null, value(V1_ENVELOPE, "x", null, customer(V1, 1, "a"), 5L, 6L)));
-    assertTrue(badOp.getMessage().contains("'x'"), badOp.getMessage());
+    assertTrue(badOp.getMessage().contains("unknown operation") && !badOp.getMessage().contains("'x'"), badOp.getMessage());
   }
 
   @Test

@@ -134,7 +134,7 @@ class DebeziumJsonDecoderTest {
     DecodeException notJson = assertThrows(DecodeException.class, () -> decode(null, "{nope"));
     assertTrue(notJson.getMessage().contains("not valid JSON"), notJson.getMessage());
     DecodeException badOp = assertThrows(DecodeException.class, () -> decode(null, "{\"after\":{\"id\":1},\"op\":\"x\"}"));
-    assertTrue(badOp.getMessage().contains("'x'"), badOp.getMessage());
+    assertTrue(badOp.getMessage().contains("unknown operation") && !badOp.getMessage().contains("'x'"), badOp.getMessage());
     DecodeException wrongType = assertThrows(DecodeException.class, () -> decode(null,
         "{\"schema\":{\"type\":\"struct\",\"fields\":[{\"type\":\"int64\",\"field\":\"id\"}]},\"payload\":{\"id\":\"abc\"}}"));
     assertTrue(wrongType.getMessage().contains("column id"), wrongType.getMessage());
