@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The kill -9 soak (bench/soak): a Kafka broker in this JVM, worker processes in one consumer
@@ -18,7 +19,9 @@ public final class Soak {
   public static void main(String[] args) throws Exception {
     // Before the first logger: the driver's own lakesink lines (table reads) are noise here.
     System.setProperty("LAKESINK_LOG_LEVEL", "WARN");
-    SoakSettings settings = SoakSettings.fromEnvironment(System.getenv(), Files.createTempDirectory("lakesink-soak"));
+    Map<String, String> env = System.getenv();
+    Path workDir = env.containsKey("SOAK_DIR") ? Path.of(env.get("SOAK_DIR")) : Files.createTempDirectory("lakesink-soak");
+    SoakSettings settings = SoakSettings.fromEnvironment(env, workDir);
     List<SoakReport> reports = run(settings, System.out);
     boolean passed = reports.stream().allMatch(SoakReport::passed);
     System.out.printf("%nsoak %s: seed %d, %s%n", passed ? "PASSED" : "FAILED", settings.seed(),
@@ -28,7 +31,7 @@ public final class Soak {
 
   /** Runs the soak on each storage of {@code settings}, one after the other. */
   public static List<SoakReport> run(SoakSettings settings, PrintStream out) throws Exception {
-    out.printf("soak: seed %d (SEED=%d replays the change stream and the chaos schedule), %d kills and %d stops per storage on %s,"
+    out.printf("soak: seed %d (SEED=%d replays the change stream and the random choices; the moments depend on the machine), %d kills and %d stops per storage on %s,"
             + " %d workers, %d partitions; work directory %s%n",
         settings.seed(), settings.seed(), settings.kills(), settings.stops(), settings.storages(), settings.workers(),
         settings.partitions(), settings.workDir());

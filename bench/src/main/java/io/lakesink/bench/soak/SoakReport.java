@@ -40,6 +40,7 @@ record SoakReport(
     sb.append(String.format(Locale.ROOT, "  ... of a worker that owned partitions %d, that had committed %d%n", logs.killsOwning(), logs.killsAfterCommit()));
     sb.append(String.format(Locale.ROOT, "  assignment rounds          %d (%d partition assignments)%n", logs.assignmentRounds(), logs.assignments()));
     sb.append(String.format(Locale.ROOT, "  fenced commits             %d%n", logs.fencedCommits()));
+    sb.append(String.format(Locale.ROOT, "  retried flushes            %d%n", logs.retriedFlushes()));
     sb.append(String.format(Locale.ROOT, "  ERROR lines in worker logs %d%n", logs.errors()));
     logs.firstErrors().forEach(e -> sb.append("    ").append(e, 0, Math.min(e.length(), 400)).append('\n'));
     sb.append(String.format(Locale.ROOT, "  events per topic           %,d changes + %,d tombstones%n", changes, tombstones));

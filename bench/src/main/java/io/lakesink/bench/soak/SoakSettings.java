@@ -58,9 +58,9 @@ public record SoakSettings(
    * From environment variables: KILLS (200), STOPS (KILLS / 25, at least 1), STORAGE
    * (local|azure|both, default both), PARTITIONS (6), WORKERS (3), SEED (random), RATE (events/s,
    * 100), KILL_DELAY_MAX_MS (6000), PAUSE_MS (14000), STALL_TIMEOUT_S (300), CATCH_UP_TIMEOUT_S
-   * (900), WORKER_OPTS, WORKER_CLASSPATH (this JVM's), SOAK_DIR (a new temporary directory).
+   * (900), WORKER_OPTS, WORKER_CLASSPATH (this JVM's); the work directory is the caller's.
    */
-  public static SoakSettings fromEnvironment(Map<String, String> env, Path defaultWorkDir) {
+  public static SoakSettings fromEnvironment(Map<String, String> env, Path workDir) {
     int kills = integer(env, "KILLS", 200);
     String storage = env.getOrDefault("STORAGE", "both");
     return new SoakSettings(
@@ -77,7 +77,7 @@ public record SoakSettings(
         Duration.ofSeconds(integer(env, "CATCH_UP_TIMEOUT_S", 900)),
         Arrays.asList(env.getOrDefault("WORKER_OPTS", DEFAULT_WORKER_OPTS).trim().split("\\s+")),
         env.getOrDefault("WORKER_CLASSPATH", System.getProperty("java.class.path")),
-        env.containsKey("SOAK_DIR") ? Path.of(env.get("SOAK_DIR")) : defaultWorkDir);
+        workDir);
   }
 
   /**

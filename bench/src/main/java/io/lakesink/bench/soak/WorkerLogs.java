@@ -16,13 +16,14 @@ import java.util.stream.Stream;
  * @param assignmentRounds runs of consecutive "Assigned" lines in one log: a worker receiving
  *     partitions after a rebalance
  * @param fencedCommits commits refused because another writer had stored those offsets
+ * @param retriedFlushes flush attempts that failed and were retried (e.g. concurrent merge commits conflicting)
  * @param killsOwning kills of a worker that had been assigned partitions
  * @param killsAfterCommit kills of a worker that had committed at least once
  * @param errors ERROR lines
  * @param firstErrors the first few ERROR lines, with their log's name
  */
 record WorkerLogs(
-    long assignments, long assignmentRounds, long fencedCommits, long killsOwning, long killsAfterCommit, long errors,
+    long assignments, long assignmentRounds, long fencedCommits, long retriedFlushes, long killsOwning, long killsAfterCommit, long errors,
     List<String> firstErrors) {
   private static final int EXAMPLES = 5;
 
@@ -31,6 +32,7 @@ record WorkerLogs(
     long assignments = 0;
     long rounds = 0;
     long fenced = 0;
+    long retried = 0;
     long killsOwning = 0;
     long killsAfterCommit = 0;
     long errors = 0;
@@ -61,6 +63,7 @@ record WorkerLogs(
           inRun = assigned;
           committed |= line.contains(" Committed ");
           fenced += line.contains(" fenced: ") ? 1 : 0;
+          retried += line.contains(" failed (attempt ") ? 1 : 0;
           if (line.contains(" ERROR ")) {
             errors++;
             if (firstErrors.size() < EXAMPLES) {
@@ -72,6 +75,6 @@ record WorkerLogs(
         throw new UncheckedIOException(e);
       }
     }
-    return new WorkerLogs(assignments, rounds, fenced, killsOwning, killsAfterCommit, errors, List.copyOf(firstErrors));
+    return new WorkerLogs(assignments, rounds, fenced, retried, killsOwning, killsAfterCommit, errors, List.copyOf(firstErrors));
   }
 }
