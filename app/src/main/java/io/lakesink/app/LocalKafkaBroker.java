@@ -57,11 +57,40 @@ public final class LocalKafkaBroker implements AutoCloseable {
     p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
     try (Admin admin = Admin.create(p)) {
       admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1).configs(Map.of()))).all().get();
+      awaitLeaders(admin, name, partitions);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);
     } catch (ExecutionException e) {
       throw new IllegalStateException("Could not create topic " + name + ": " + e.getCause(), e);
+    }
+  }
+
+  /**
+   * Waits until the broker serves every partition as leader. Creating a topic returns before
+   * that; a producer writing at once can meet NOT_LEADER_OR_FOLLOWER, and an idempotent
+   * producer retrying through it has been seen to wedge on OUT_OF_ORDER_SEQUENCE_NUMBER.
+   */
+  private static void awaitLeaders(Admin admin, String name, int partitions)
+      throws InterruptedException, ExecutionException {
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+    while (true) {
+      try {
+        var description = admin.describeTopics(List.of(name)).allTopicNames().get().get(name);
+        long led = description.partitions().stream().filter(p -> p.leader() != null && !p.leader().isEmpty()).count();
+        if (led == partitions) {
+          return;
+        }
+      } catch (ExecutionException e) {
+        if (!(e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException)) {
+          throw e;
+        }
+        // the broker has not taken the new topic in yet
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("Topic " + name + " has no leader for every partition after 60 s");
+      }
+      Thread.sleep(50); // polling the broker's state, not guessing at timing
     }
   }
 

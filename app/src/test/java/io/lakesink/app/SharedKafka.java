@@ -47,6 +47,13 @@ final class SharedKafka {
   }
 
   static void send(KafkaProducer<byte[], byte[]> producer, String topic, int partition, String key, String value) {
-    producer.send(new ProducerRecord<>(topic, partition, key == null ? null : key.getBytes(), value == null ? null : value.getBytes()));
+    producer.send(
+        new ProducerRecord<>(topic, partition, key == null ? null : key.getBytes(), value == null ? null : value.getBytes()),
+        (metadata, e) -> {
+          if (e != null) {
+            // A test that expects this record would wait for it in vain: say why, loudly.
+            System.err.println("TEST HARNESS: producing to " + topic + "-" + partition + " failed: " + e);
+          }
+        });
   }
 }
