@@ -11,7 +11,8 @@ import java.util.Optional;
 /**
  * Builds the Kernel engine for a storage. Kernel's Parquet writer reads its settings from
  * {@link FileIO#getConf}, and without them writes uncompressed files; this is where lakesink
- * sets them, whatever the storage.
+ * sets them, whatever the storage. Log listings go through {@link ConsistentLogListing}, so that a
+ * listing racing another writer is never taken for a damaged log.
  */
 public final class KernelEngine {
   private KernelEngine() {}
@@ -23,7 +24,8 @@ public final class KernelEngine {
           "delta.kernel.default.parquet.writer.targetMaxFileSize", String.valueOf(128L << 20));
 
   public static Engine create(TableStorage storage) {
-    return DefaultEngine.create(new ConfiguredFileIO(storage.fileIO(), PARQUET_SETTINGS));
+    return DefaultEngine.create(
+        new ConfiguredFileIO(new ConsistentLogListing(storage.fileIO()), PARQUET_SETTINGS));
   }
 
   /** Answers {@code getConf} from our settings first; everything else goes to the storage. */
