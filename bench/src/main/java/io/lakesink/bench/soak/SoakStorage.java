@@ -55,7 +55,7 @@ sealed interface SoakStorage extends AutoCloseable {
 
     @Override
     public String yaml() {
-      return "  type: azure\n  container: " + container + "\n  connection_string: \"" + azurite.connectionString() + "\"\n";
+      return "  type: azure\n  container: " + container + "\n  connection_string: \"" + azurite.connectionString() + "\"\n  allow_insecure_http: true\n"; // Azurite is plain http
     }
 
     @Override
