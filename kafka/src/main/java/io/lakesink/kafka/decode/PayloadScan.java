@@ -1,0 +1,241 @@
+package io.lakesink.kafka.decode;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.node.JsonNodeType;
+import java.io.IOException;
+
+/**
+ * One streaming pass over a payload object, which may be a Debezium envelope or a flattened row:
+ * which one is only known at its end (fields come in any order), so the pass keeps what either
+ * needs. The {@code after} image is read into a row as it goes by (Debezium writes it before
+ * {@code op}); {@code before} is read past and read again only for a delete; the fields are
+ * collected as flattened columns until the payload is known to be an envelope.
+ */
+final class PayloadScan {
+  private final UntypedSchemas untyped;
+  private final RecordSchema schema; // null when the record has none
+  private final Wrapper wrapper; // at the root only
+
+  // The envelope: JsonNode.has / asText(null) / longValue semantics of the fields, last one wins.
+  boolean hasOp;
+  String opCode;
+  JsonNodeType afterType; // null when absent
+  JsonNodeType beforeType;
+  RowBuilder after; // when afterType is OBJECT
+  Document.Range beforeRange; // when beforeType is OBJECT
+  Long sourceTsMs;
+  boolean snapshotLast;
+  Long tsMs;
+
+  // A flattened row.
+  String flatOpCode;
+  boolean deleted;
+  Long flatTsMs;
+  Long flatSourceTsMs;
+  RowBuilder flat; // null once the payload is known to be an envelope
+
+  private PayloadScan(UntypedSchemas untyped, RecordSchema schema, Wrapper wrapper) {
+    this.untyped = untyped;
+    this.schema = schema;
+    this.wrapper = wrapper;
+    this.flat = builder(RecordSchema.Image.FLATTENED);
+  }
+
+  /** The root object of a record, which may also be the Connect converter's schema/payload wrapper. */
+  static PayloadScan root(JsonParser p, Document doc, RecordSchemas schemas, UntypedSchemas untyped) throws IOException {
+    PayloadScan scan = new PayloadScan(untyped, null, new Wrapper(doc, schemas, untyped));
+    scan.scan(p, 0);
+    return scan;
+  }
+
+  /** The root's wrapper fields, present or not. */
+  Wrapper wrapper() {
+    return wrapper;
+  }
+
+  boolean isEnvelope() {
+    return hasOp && (afterType != null || beforeType != null);
+  }
+
+  RowBuilder builder(RecordSchema.Image image) {
+    return schema == null ? new UntypedRowBuilder(untyped, image == RecordSchema.Image.FLATTENED) : schema.builder(image, untyped);
+  }
+
+  /** Reads an object at {@code range} of the record into a builder. */
+  static void readObject(Document doc, Document.Range range, RowBuilder into) throws IOException {
+    try (JsonParser p = JsonTokens.parser(doc.bytes(), range.start(), range.end())) {
+      p.nextToken();
+      readFields(p, into);
+    }
+  }
+
+  /** Reads the fields of the object whose START_OBJECT is the current token, to its END_OBJECT. */
+  private static void readFields(JsonParser p, RowBuilder into) throws IOException {
+    String name;
+    while ((name = p.nextFieldName()) != null) {
+      p.nextToken();
+      into.value(name, p);
+    }
+  }
+
+  private void scan(JsonParser p, int base) throws IOException {
+    String name;
+    while ((name = p.nextFieldName()) != null) {
+      JsonToken t = p.nextToken();
+      field(name, t, p, base);
+      if (flat != null && isEnvelope()) {
+        flat = null; // its fields are no columns
+      }
+    }
+  }
+
+  private void field(String name, JsonToken t, JsonParser p, int base) throws IOException {
+    boolean container = t.isStructStart();
+    int start = container ? JsonTokens.tokenStart(p, base) : -1;
+    boolean readPast = false; // a container this pass consumed for its own purpose
+    switch (name) {
+      case "after" -> {
+        afterType = JsonTokens.type(t);
+        after = null;
+        if (t == JsonToken.START_OBJECT) {
+          after = builder(RecordSchema.Image.AFTER);
+          readFields(p, after);
+        } else {
+          p.skipChildren();
+        }
+        readPast = container;
+      }
+      case "before" -> {
+        beforeType = JsonTokens.type(t);
+        beforeRange = null;
+        p.skipChildren();
+        readPast = container;
+      }
+      case "source" -> {
+        sourceTsMs = null;
+        snapshotLast = false;
+        if (t == JsonToken.START_OBJECT) {
+          source(p);
+        } else {
+          p.skipChildren();
+        }
+        readPast = container;
+      }
+      case "op" -> {
+        hasOp = true;
+        opCode = JsonTokens.asText(p);
+      }
+      case "ts_ms" -> tsMs = JsonTokens.longOrNull(p);
+      case "__op" -> flatOpCode = JsonTokens.asText(p);
+      case "__deleted" -> deleted = t == JsonToken.VALUE_TRUE || t == JsonToken.VALUE_STRING && "true".equalsIgnoreCase(p.getText());
+      case "__ts_ms" -> flatTsMs = JsonTokens.longOrNull(p);
+      case "__source_ts_ms" -> flatSourceTsMs = JsonTokens.longOrNull(p);
+      case "schema", "payload" -> readPast = wrapper != null && wrapper.field(name, t, p, start, base);
+      default -> { }
+    }
+    if (readPast) {
+      Document.Range range = new Document.Range(start, JsonTokens.position(p, base));
+      if (name.equals("before") && t == JsonToken.START_OBJECT) {
+        beforeRange = range;
+      }
+      if (flat != null) {
+        flat.deferred(name, range);
+      }
+    } else if (flat != null) {
+      flat.value(name, p);
+    } else {
+      p.skipChildren();
+    }
+  }
+
+  /** {@code source.ts_ms} and {@code source.snapshot}; the rest of the block is read past. */
+  private void source(JsonParser p) throws IOException {
+    String name;
+    while ((name = p.nextFieldName()) != null) {
+      JsonToken t = p.nextToken();
+      if (name.equals("ts_ms")) {
+        sourceTsMs = JsonTokens.longOrNull(p);
+      } else if (name.equals("snapshot")) {
+        snapshotLast = t == JsonToken.VALUE_STRING && "last".equals(p.getText());
+      }
+      p.skipChildren();
+    }
+  }
+
+  /**
+   * The root's {@code schema} and {@code payload} fields. With both, the record was written by
+   * the Connect JSON converter with {@code schemas.enable}: the payload is the event. It is read
+   * on the way when the schema came first (as the converter writes it), else afterwards.
+   */
+  static final class Wrapper {
+    private final Document doc;
+    private final RecordSchemas schemas;
+    private final UntypedSchemas untyped;
+    private boolean hasSchema;
+    private Document.Range schemaRange; // an object or array schema, looked up when needed
+    private RecordSchema schema;
+    private JsonNodeType payloadType; // null when absent
+    private Document.Range payloadRange;
+    private PayloadScan payload;
+    private RecordSchema payloadReadWith;
+
+    private Wrapper(Document doc, RecordSchemas schemas, UntypedSchemas untyped) {
+      this.doc = doc;
+      this.schemas = schemas;
+      this.untyped = untyped;
+    }
+
+    /** @return whether the field's value (an object or array) was read past */
+    private boolean field(String name, JsonToken t, JsonParser p, int start, int base) throws IOException {
+      if (name.equals("schema")) {
+        hasSchema = true;
+        schema = t.isStructStart() ? null : new RecordSchema(JsonTokens.node(p)); // a scalar: no use caching it
+        p.skipChildren();
+        schemaRange = t.isStructStart() ? new Document.Range(start, JsonTokens.position(p, base)) : null;
+        return t.isStructStart();
+      }
+      payloadType = JsonTokens.type(t);
+      payload = null;
+      if (t == JsonToken.START_OBJECT && hasSchema) {
+        payloadReadWith = schema();
+        payload = new PayloadScan(untyped, payloadReadWith, null);
+        payload.scan(p, base);
+      } else {
+        p.skipChildren();
+      }
+      payloadRange = t.isStructStart() ? new Document.Range(start, JsonTokens.position(p, base)) : null;
+      return t.isStructStart();
+    }
+
+    /** Whether the root was the wrapper: it had both fields. */
+    boolean present() {
+      return hasSchema && payloadType != null;
+    }
+
+    JsonNodeType payloadType() {
+      return payloadType;
+    }
+
+    RecordSchema schema() throws IOException {
+      if (schema == null) {
+        schema = schemas.get(doc, schemaRange);
+      }
+      return schema;
+    }
+
+    /** The payload object, read with the record's schema (the last one given, as in a tree). */
+    PayloadScan payload() throws IOException {
+      RecordSchema s = schema();
+      if (payload == null || payloadReadWith != s) {
+        payload = new PayloadScan(untyped, s, null);
+        try (JsonParser p = JsonTokens.parser(doc.bytes(), payloadRange.start(), payloadRange.end())) {
+          p.nextToken();
+          payload.scan(p, payloadRange.start());
+        }
+        payloadReadWith = s;
+      }
+      return payload;
+    }
+  }
+}
