@@ -49,6 +49,7 @@ public final class DebeziumJsonDecoder implements RecordDecoder {
         return notAnObject(value);
       }
       PayloadScan payload = PayloadScan.root(p, doc, recordSchemas, untypedSchemas);
+      Document.Range range = new Document.Range(0, value.length);
       PayloadScan.Wrapper wrapper = payload.wrapper();
       if (wrapper.present()) {
         if (wrapper.payloadType() == JsonNodeType.NULL) {
@@ -58,11 +59,12 @@ public final class DebeziumJsonDecoder implements RecordDecoder {
           throw new DecodeException("expected a JSON object, found " + wrapper.payloadType());
         }
         payload = wrapper.payload();
+        range = wrapper.payloadRange();
       }
       List<String> keyFields = RecordKeyFields.of(key);
       return payload.isEnvelope()
           ? envelope(position, doc, payload, key, keyFields, value.length)
-          : flattened(position, doc, payload, keyFields, value.length);
+          : flattened(position, doc, payload.flattened(doc, range), keyFields, value.length);
     } catch (IOException e) {
       throw notJson("value", e);
     } catch (NumberFormatException e) {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.node.JsonNodeType;
 import java.io.IOException;
+import java.util.Set;
 
 /**
  * One streaming pass over a payload object, which may be a Debezium envelope or a flattened row:
@@ -33,7 +34,15 @@ final class PayloadScan {
   boolean deleted;
   Long flatTsMs;
   Long flatSourceTsMs;
-  RowBuilder flat; // null once the payload is known to be an envelope
+  RowBuilder flat; // null once the payload is known (or taken) to be an envelope
+  private boolean flatSkipped; // its fields were not collected: read it again if it is flattened after all
+
+  /**
+   * Fields Debezium writes first in an envelope ({@code before}, as the converter writes it). A
+   * payload starting with one is taken for an envelope; should it turn out a flattened row with
+   * such a column after all, it is read again.
+   */
+  private static final Set<String> ENVELOPE_FIRST = Set.of("before", "after", "op");
 
   private PayloadScan(UntypedSchemas untyped, RecordSchema schema, Wrapper wrapper) {
     this.untyped = untyped;
@@ -52,6 +61,22 @@ final class PayloadScan {
   /** The root's wrapper fields, present or not. */
   Wrapper wrapper() {
     return wrapper;
+  }
+
+  /**
+   * This payload as a flattened row: itself, or read again from {@code range} when its fields
+   * were not collected as columns.
+   */
+  PayloadScan flattened(Document doc, Document.Range range) throws IOException {
+    if (!flatSkipped) {
+      return this;
+    }
+    PayloadScan again = new PayloadScan(untyped, schema, null);
+    try (JsonParser p = JsonTokens.parser(doc.bytes(), range.start(), range.end())) {
+      p.nextToken();
+      again.scanFields(p, range.start());
+    }
+    return again;
   }
 
   boolean isEnvelope() {
@@ -80,8 +105,21 @@ final class PayloadScan {
   }
 
   private void scan(JsonParser p, int base) throws IOException {
-    String name;
-    while ((name = p.nextFieldName()) != null) {
+    String name = p.nextFieldName();
+    if (name != null && flat != null && ENVELOPE_FIRST.contains(name)) {
+      flat = null; // surely an envelope: collecting its fields as columns would be wasted
+      flatSkipped = true;
+    }
+    fields(name, p, base);
+  }
+
+  /** Reads the fields as they are, collecting them all as flattened columns. */
+  private void scanFields(JsonParser p, int base) throws IOException {
+    fields(p.nextFieldName(), p, base);
+  }
+
+  private void fields(String first, JsonParser p, int base) throws IOException {
+    for (String name = first; name != null; name = p.nextFieldName()) {
       JsonToken t = p.nextToken();
       field(name, t, p, base);
       if (flat != null && isEnvelope()) {
@@ -92,7 +130,9 @@ final class PayloadScan {
 
   private void field(String name, JsonToken t, JsonParser p, int base) throws IOException {
     boolean container = t.isStructStart();
-    int start = container ? JsonTokens.tokenStart(p, base) : -1;
+    boolean wrapperField = wrapper != null && (name.equals("schema") || name.equals("payload"));
+    // Where a container starts, when it may be read again (a location costs an allocation).
+    int start = container && (flat != null || wrapperField || name.equals("before")) ? JsonTokens.tokenStart(p, base) : -1;
     boolean readPast = false; // a container this pass consumed for its own purpose
     switch (name) {
       case "after" -> {
@@ -131,16 +171,18 @@ final class PayloadScan {
       case "__deleted" -> deleted = t == JsonToken.VALUE_TRUE || t == JsonToken.VALUE_STRING && "true".equalsIgnoreCase(p.getText());
       case "__ts_ms" -> flatTsMs = JsonTokens.longOrNull(p);
       case "__source_ts_ms" -> flatSourceTsMs = JsonTokens.longOrNull(p);
-      case "schema", "payload" -> readPast = wrapper != null && wrapper.field(name, t, p, start, base);
+      case "schema", "payload" -> readPast = wrapperField && wrapper.field(name, t, p, start, base);
       default -> { }
     }
     if (readPast) {
-      Document.Range range = new Document.Range(start, JsonTokens.position(p, base));
-      if (name.equals("before") && t == JsonToken.START_OBJECT) {
-        beforeRange = range;
-      }
-      if (flat != null) {
-        flat.deferred(name, range);
+      if (start >= 0) {
+        Document.Range range = new Document.Range(start, JsonTokens.position(p, base));
+        if (name.equals("before") && t == JsonToken.START_OBJECT) {
+          beforeRange = range;
+        }
+        if (flat != null) {
+          flat.deferred(name, range);
+        }
       }
     } else if (flat != null) {
       flat.value(name, p);
@@ -157,7 +199,7 @@ final class PayloadScan {
       if (name.equals("ts_ms")) {
         sourceTsMs = JsonTokens.longOrNull(p);
       } else if (name.equals("snapshot")) {
-        snapshotLast = t == JsonToken.VALUE_STRING && "last".equals(p.getText());
+        snapshotLast = t == JsonToken.VALUE_STRING && p.getTextLength() == 4 && "last".equals(p.getText());
       }
       p.skipChildren();
     }
@@ -215,6 +257,10 @@ final class PayloadScan {
 
     JsonNodeType payloadType() {
       return payloadType;
+    }
+
+    Document.Range payloadRange() {
+      return payloadRange;
     }
 
     RecordSchema schema() throws IOException {
