@@ -44,6 +44,10 @@ public final class DebeziumJsonDecoder implements RecordDecoder {
       return null; // tombstone: the delete itself was the preceding 'd' event
     }
     Document doc = new Document(value);
+    Payload known = payloadWithLastSchema(doc);
+    if (known != null) {
+      return decode(position, doc, known.scan(), known.range(), key);
+    }
     try (JsonParser p = JsonTokens.parser(value, 0, value.length)) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
         return notAnObject(value);
@@ -61,12 +65,56 @@ public final class DebeziumJsonDecoder implements RecordDecoder {
         payload = wrapper.payload();
         range = wrapper.payloadRange();
       }
-      List<String> keyFields = RecordKeyFields.of(key);
-      return payload.isEnvelope()
-          ? envelope(position, doc, payload, key, keyFields, value.length)
-          : flattened(position, doc, payload.flattened(doc, range), keyFields, value.length);
+      return decode(position, doc, payload, range, key);
     } catch (IOException e) {
       throw notJson("value", e);
+    } catch (NumberFormatException e) {
+      throw numberTooLarge("value");
+    }
+  }
+
+  /** The payload object and where it is in the record. */
+  private record Payload(PayloadScan scan, Document.Range range) {}
+
+  /**
+   * The payload of a record with the same schema as the last one, read without reading the
+   * schema; null when the record is not that, or is not well-formed (the whole record is then
+   * read, which says what is wrong and where).
+   */
+  private Payload payloadWithLastSchema(Document doc) throws DecodeException {
+    byte[] value = doc.bytes();
+    int start = recordSchemas.payloadAfterLastSchema(value);
+    if (start < 0) {
+      return null;
+    }
+    try (JsonParser p = JsonTokens.parser(value, start, value.length)) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        return null;
+      }
+      PayloadScan scan = PayloadScan.payload(p, start, recordSchemas.last(), untypedSchemas);
+      int end = JsonTokens.position(p, start);
+      // The wrapper must end with the payload, as a tree would have read it.
+      int i = end;
+      while (i < value.length && (value[i] == ' ' || value[i] == '\n' || value[i] == '\r' || value[i] == '\t')) {
+        i++;
+      }
+      return i < value.length && value[i] == '}' ? new Payload(scan, new Document.Range(start, end)) : null;
+    } catch (IOException e) {
+      return null;
+    } catch (NumberFormatException e) {
+      throw numberTooLarge("value");
+    }
+  }
+
+  private ChangeEvent decode(SourcePosition position, Document doc, PayloadScan payload, Document.Range range, byte[] key)
+      throws DecodeException {
+    try {
+      List<String> keyFields = RecordKeyFields.of(key);
+      return payload.isEnvelope()
+          ? envelope(position, doc, payload, key, keyFields, doc.bytes().length)
+          : flattened(position, doc, payload.flattened(doc, range), keyFields, doc.bytes().length);
+    } catch (IOException e) {
+      throw notJson("value", e); // the record was read whole: parts read again are well-formed
     } catch (NumberFormatException e) {
       throw numberTooLarge("value");
     }

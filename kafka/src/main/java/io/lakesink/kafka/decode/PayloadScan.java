@@ -58,6 +58,18 @@ final class PayloadScan {
     return scan;
   }
 
+  /**
+   * The payload object whose START_OBJECT is the current token, read to its END_OBJECT with a
+   * schema already known.
+   *
+   * @param base where the parser's input starts in the record
+   */
+  static PayloadScan payload(JsonParser p, int base, RecordSchema schema, UntypedSchemas untyped) throws IOException {
+    PayloadScan scan = new PayloadScan(untyped, schema, null);
+    scan.scan(p, base);
+    return scan;
+  }
+
   /** The root's wrapper fields, present or not. */
   Wrapper wrapper() {
     return wrapper;

@@ -1,6 +1,7 @@
 package io.lakesink.kafka.decode;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Map;
 
@@ -34,6 +35,34 @@ final class RecordSchemas {
     return cached.schema();
   }
 
+  private static final byte[] SCHEMA_FIELD = "{\"schema\":".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] PAYLOAD_FIELD = ",\"payload\":".getBytes(StandardCharsets.US_ASCII);
+
+  /**
+   * Where the payload starts when the record begins, byte for byte, with the last schema as the
+   * Connect JSON converter writes it ({@code {"schema":<schema>,"payload":}); else -1. The
+   * schema is then not even read past: it is a complete JSON value, so equal bytes end where it
+   * ended.
+   */
+  int payloadAfterLastSchema(byte[] value) {
+    if (last == null) {
+      return -1;
+    }
+    int schemaStart = SCHEMA_FIELD.length;
+    int schemaEnd = schemaStart + last.key().length();
+    int payloadStart = schemaEnd + PAYLOAD_FIELD.length;
+    boolean matches = payloadStart < value.length
+        && Arrays.equals(value, 0, schemaStart, SCHEMA_FIELD, 0, SCHEMA_FIELD.length)
+        && last.key().sameAs(value, schemaStart, schemaEnd)
+        && Arrays.equals(value, schemaEnd, payloadStart, PAYLOAD_FIELD, 0, PAYLOAD_FIELD.length);
+    return matches ? payloadStart : -1;
+  }
+
+  /** The schema {@link #payloadAfterLastSchema} found. */
+  RecordSchema last() {
+    return last.schema();
+  }
+
   /** A byte range, compared by content. */
   static final class Bytes {
     private final byte[] bytes;
@@ -50,6 +79,10 @@ final class RecordSchemas {
         h = 31 * h + bytes[i];
       }
       this.hash = h;
+    }
+
+    int length() {
+      return end - start;
     }
 
     Bytes copy() {

@@ -132,6 +132,28 @@ class StreamingDecoderEquivalenceTest {
   }
 
   @Test
+  void recordsWithTheLastRecordsSchemaDecodeAsBefore() throws Exception {
+    String schema = "{\"schema\":" + ENVELOPE_SCHEMA + ",\"payload\":";
+    String payload = "{\"before\":null,\"after\":" + ROW + ",\"source\":{\"ts_ms\":7},\"op\":\"c\"}";
+    List<String> values = List.of(
+        schema + payload + "}",
+        schema + payload + " \n}",
+        schema + payload + "} trailing",
+        schema + payload.replace("\"op\":\"c\"", "\"op\":\"c\" \"x\"") + "}", // a syntax error: its position in the whole record
+        schema + payload.replace("\"small\":2", "\"small\":\"two\"") + "}",
+        schema + payload + ",\"schema\":{\"type\":\"struct\",\"fields\":[]}}", // a later schema wins
+        schema + payload + ",\"x\":}",
+        schema + payload,
+        schema + "null}",
+        schema + "[" + payload + "]}",
+        schema + "{\"id\":1,\"__op\":\"d\"}}");
+    for (String value : values) {
+      assertSameOutcome(null, TEMPLATES.get(9)); // the schema is the last one seen
+      assertSameOutcome(null, value);
+    }
+  }
+
+  @Test
   void corruptedRecordsAreRefusedOrDecodedAsBefore() {
     String alphabet = "{}[]:,\"0123456789-+eE.abcdnrstu \\";
     List<String> fragments = List.of(
