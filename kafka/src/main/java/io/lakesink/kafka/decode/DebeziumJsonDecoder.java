@@ -9,12 +9,8 @@ import io.lakesink.error.SourcePosition;
 import io.lakesink.event.ChangeEvent;
 import io.lakesink.event.Operation;
 import io.lakesink.kafka.decode.RowBuilder.Row;
-import io.lakesink.types.DecimalOutOfBoundsException;
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -36,7 +32,7 @@ public final class DebeziumJsonDecoder implements RecordDecoder {
 
   private final UntypedSchemas untypedSchemas = new UntypedSchemas();
   private final RecordSchemas recordSchemas = new RecordSchemas();
-  private final Map<JsonNode, ConnectJsonSchema> keySchemas = new LruCache<>(LruCache.DEFAULT_CAPACITY);
+  private final KeyRows keyRows = new KeyRows(untypedSchemas);
 
   @Override
   public ChangeEvent decode(SourcePosition position, byte[] key, byte[] value) throws DecodeException {
@@ -46,7 +42,7 @@ public final class DebeziumJsonDecoder implements RecordDecoder {
     Document doc = new Document(value);
     Payload known = payloadWithLastSchema(doc);
     if (known != null) {
-      return decode(position, doc, known.scan(), known.range(), key);
+      return event(position, doc, known.scan(), known.range(), key);
     }
     try (JsonParser p = JsonTokens.parser(value, 0, value.length)) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
@@ -54,7 +50,7 @@ public final class DebeziumJsonDecoder implements RecordDecoder {
       }
       PayloadScan payload = PayloadScan.root(p, doc, recordSchemas, untypedSchemas);
       Document.Range range = new Document.Range(0, value.length);
-      PayloadScan.Wrapper wrapper = payload.wrapper();
+      ConnectWrapper wrapper = payload.wrapper();
       if (wrapper.present()) {
         if (wrapper.payloadType() == JsonNodeType.NULL) {
           return null;
@@ -65,7 +61,7 @@ public final class DebeziumJsonDecoder implements RecordDecoder {
         payload = wrapper.payload();
         range = wrapper.payloadRange();
       }
-      return decode(position, doc, payload, range, key);
+      return event(position, doc, payload, range, key);
     } catch (IOException e) {
       throw notJson("value", e);
     } catch (NumberFormatException e) {
@@ -106,7 +102,7 @@ public final class DebeziumJsonDecoder implements RecordDecoder {
     }
   }
 
-  private ChangeEvent decode(SourcePosition position, Document doc, PayloadScan payload, Document.Range range, byte[] key)
+  private ChangeEvent event(SourcePosition position, Document doc, PayloadScan payload, Document.Range range, byte[] key)
       throws DecodeException {
     try {
       List<String> keyFields = RecordKeyFields.of(key);
@@ -149,7 +145,7 @@ public final class DebeziumJsonDecoder implements RecordDecoder {
         throw new DecodeException("a '" + code + "' event without an 'after' image");
       }
       // A delete without a before image (REPLICA IDENTITY DEFAULT, …): the key identifies it.
-      row = keyImage(key);
+      row = keyRows.of(key);
     } else if (image != JsonNodeType.OBJECT) {
       throw new DecodeException("the event's '" + imageField + "' image is a JSON " + image + ", not an object");
     } else if (delete) {
@@ -178,38 +174,7 @@ public final class DebeziumJsonDecoder implements RecordDecoder {
     return new ChangeEvent(position, op, ts, row.schema(), row.values(), keyFields, size);
   }
 
-  /** The row of a delete that has only its key; rare, so read as a tree. */
-  private Row keyImage(byte[] key) throws DecodeException {
-    JsonNode keyRoot = key == null ? null : parse(key, "key");
-    JsonNode image = keyRoot != null && keyRoot.has("payload") && keyRoot.has("schema") ? keyRoot.get("payload") : keyRoot;
-    JsonNode schema = keyRoot != null && keyRoot.has("schema") ? keyRoot.get("schema") : null;
-    if (image == null || !image.isObject()) {
-      throw new DecodeException("a delete event with neither a 'before' image nor a record key");
-    }
-    if (schema != null && !schema.isNull()) {
-      ConnectJsonSchema typed = keySchemas.get(schema);
-      if (typed == null) {
-        typed = ConnectJsonSchema.of(schema);
-        keySchemas.put(schema, typed);
-      }
-      return new Row(typed.rowSchema, typed.values(image));
-    }
-    List<String> names = new ArrayList<>(image.size());
-    for (Iterator<String> it = image.fieldNames(); it.hasNext(); ) {
-      names.add(it.next());
-    }
-    Object[] values = new Object[names.size()];
-    for (int i = 0; i < values.length; i++) {
-      try {
-        values[i] = JsonValues.text(image.get(names.get(i)));
-      } catch (DecimalOutOfBoundsException e) {
-        throw new DecodeException("column " + names.get(i) + ": " + e.getMessage(), e); // never the value: it is the problem
-      }
-    }
-    return new Row(untypedSchemas.of(List.copyOf(names)), values);
-  }
-
-  private static JsonNode parse(byte[] bytes, String what) throws DecodeException {
+  static JsonNode parse(byte[] bytes, String what) throws DecodeException {
     try {
       JsonNode n = JsonTokens.MAPPER.readTree(bytes);
       if (n == null) {

@@ -16,7 +16,7 @@ import java.util.Set;
 final class PayloadScan {
   private final UntypedSchemas untyped;
   private final RecordSchema schema; // null when the record has none
-  private final Wrapper wrapper; // at the root only
+  private final ConnectWrapper wrapper; // at the root only
 
   // The envelope: JsonNode.has / asText(null) / longValue semantics of the fields, last one wins.
   boolean hasOp;
@@ -44,7 +44,7 @@ final class PayloadScan {
    */
   private static final Set<String> ENVELOPE_FIRST = Set.of("before", "after", "op");
 
-  private PayloadScan(UntypedSchemas untyped, RecordSchema schema, Wrapper wrapper) {
+  private PayloadScan(UntypedSchemas untyped, RecordSchema schema, ConnectWrapper wrapper) {
     this.untyped = untyped;
     this.schema = schema;
     this.wrapper = wrapper;
@@ -53,7 +53,7 @@ final class PayloadScan {
 
   /** The root object of a record, which may also be the Connect converter's schema/payload wrapper. */
   static PayloadScan root(JsonParser p, Document doc, RecordSchemas schemas, UntypedSchemas untyped) throws IOException {
-    PayloadScan scan = new PayloadScan(untyped, null, new Wrapper(doc, schemas, untyped));
+    PayloadScan scan = new PayloadScan(untyped, null, new ConnectWrapper(doc, schemas, untyped));
     scan.scan(p, 0);
     return scan;
   }
@@ -71,7 +71,7 @@ final class PayloadScan {
   }
 
   /** The root's wrapper fields, present or not. */
-  Wrapper wrapper() {
+  ConnectWrapper wrapper() {
     return wrapper;
   }
 
@@ -214,86 +214,6 @@ final class PayloadScan {
         snapshotLast = t == JsonToken.VALUE_STRING && p.getTextLength() == 4 && "last".equals(p.getText());
       }
       p.skipChildren();
-    }
-  }
-
-  /**
-   * The root's {@code schema} and {@code payload} fields. With both, the record was written by
-   * the Connect JSON converter with {@code schemas.enable}: the payload is the event. It is read
-   * on the way when the schema came first (as the converter writes it), else afterwards.
-   */
-  static final class Wrapper {
-    private final Document doc;
-    private final RecordSchemas schemas;
-    private final UntypedSchemas untyped;
-    private boolean hasSchema;
-    private Document.Range schemaRange; // an object or array schema, looked up when needed
-    private RecordSchema schema;
-    private JsonNodeType payloadType; // null when absent
-    private Document.Range payloadRange;
-    private PayloadScan payload;
-    private RecordSchema payloadReadWith;
-
-    private Wrapper(Document doc, RecordSchemas schemas, UntypedSchemas untyped) {
-      this.doc = doc;
-      this.schemas = schemas;
-      this.untyped = untyped;
-    }
-
-    /** @return whether the field's value (an object or array) was read past */
-    private boolean field(String name, JsonToken t, JsonParser p, int start, int base) throws IOException {
-      if (name.equals("schema")) {
-        hasSchema = true;
-        schema = t.isStructStart() ? null : new RecordSchema(JsonTokens.node(p)); // a scalar: no use caching it
-        p.skipChildren();
-        schemaRange = t.isStructStart() ? new Document.Range(start, JsonTokens.position(p, base)) : null;
-        return t.isStructStart();
-      }
-      payloadType = JsonTokens.type(t);
-      payload = null;
-      if (t == JsonToken.START_OBJECT && hasSchema) {
-        payloadReadWith = schema();
-        payload = new PayloadScan(untyped, payloadReadWith, null);
-        payload.scan(p, base);
-      } else {
-        p.skipChildren();
-      }
-      payloadRange = t.isStructStart() ? new Document.Range(start, JsonTokens.position(p, base)) : null;
-      return t.isStructStart();
-    }
-
-    /** Whether the root was the wrapper: it had both fields. */
-    boolean present() {
-      return hasSchema && payloadType != null;
-    }
-
-    JsonNodeType payloadType() {
-      return payloadType;
-    }
-
-    Document.Range payloadRange() {
-      return payloadRange;
-    }
-
-    RecordSchema schema() throws IOException {
-      if (schema == null) {
-        schema = schemas.get(doc, schemaRange);
-      }
-      return schema;
-    }
-
-    /** The payload object, read with the record's schema (the last one given, as in a tree). */
-    PayloadScan payload() throws IOException {
-      RecordSchema s = schema();
-      if (payload == null || payloadReadWith != s) {
-        payload = new PayloadScan(untyped, s, null);
-        try (JsonParser p = JsonTokens.parser(doc.bytes(), payloadRange.start(), payloadRange.end())) {
-          p.nextToken();
-          payload.scan(p, payloadRange.start());
-        }
-        payloadReadWith = s;
-      }
-      return payload;
     }
   }
 }

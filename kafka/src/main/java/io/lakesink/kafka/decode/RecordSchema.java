@@ -23,19 +23,23 @@ final class RecordSchema {
   }
 
   private final JsonNode schema;
+  private final JsonNode[] described = new JsonNode[Image.values().length]; // the part of the schema each image has
   private final Object[] derived = new Object[Image.values().length]; // ConnectJsonSchema or DecodeException
 
   RecordSchema(JsonNode schema) {
     this.schema = schema;
+    for (Image image : Image.values()) {
+      described[image.ordinal()] = image == Image.FLATTENED ? schema : fieldSchema(schema, image.field);
+    }
   }
 
   /** The builder of one row of this image: typed, or untyped when the schema does not describe it. */
   RowBuilder builder(Image image, UntypedSchemas untyped) {
-    JsonNode described = image == Image.FLATTENED ? schema : fieldSchema(schema, image.field);
-    if (described == null || described.isNull()) {
+    JsonNode part = described[image.ordinal()];
+    if (part == null || part.isNull()) {
       return new UntypedRowBuilder(untyped, image == Image.FLATTENED);
     }
-    return new TypedRowBuilder(() -> typed(image, described));
+    return new TypedRowBuilder(() -> typed(image, part));
   }
 
   private ConnectJsonSchema typed(Image image, JsonNode described) throws DecodeException {
