@@ -63,6 +63,11 @@ final class RecordSchemas {
     return last.schema();
   }
 
+  /** How many schemas are remembered. */
+  int size() {
+    return schemas.size();
+  }
+
   /** A byte range, compared by content. */
   static final class Bytes {
     private final byte[] bytes;
