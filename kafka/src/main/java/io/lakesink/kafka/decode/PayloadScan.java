@@ -48,7 +48,6 @@ final class PayloadScan {
     this.untyped = untyped;
     this.schema = schema;
     this.wrapper = wrapper;
-    this.flat = builder(RecordSchema.Image.FLATTENED);
   }
 
   /** The root object of a record, which may also be the Connect converter's schema/payload wrapper. */
@@ -118,15 +117,17 @@ final class PayloadScan {
 
   private void scan(JsonParser p, int base) throws IOException {
     String name = p.nextFieldName();
-    if (name != null && flat != null && ENVELOPE_FIRST.contains(name)) {
-      flat = null; // surely an envelope: collecting its fields as columns would be wasted
-      flatSkipped = true;
+    if (name != null && ENVELOPE_FIRST.contains(name)) {
+      flatSkipped = true; // surely an envelope: collecting its fields as columns would be wasted
+    } else {
+      flat = builder(RecordSchema.Image.FLATTENED);
     }
     fields(name, p, base);
   }
 
   /** Reads the fields as they are, collecting them all as flattened columns. */
   private void scanFields(JsonParser p, int base) throws IOException {
+    flat = builder(RecordSchema.Image.FLATTENED);
     fields(p.nextFieldName(), p, base);
   }
 
