@@ -11,7 +11,9 @@ import java.util.Set;
  * which one is only known at its end (fields come in any order), so the pass keeps what either
  * needs. The {@code after} image is read into a row as it goes by (Debezium writes it before
  * {@code op}); {@code before} is read past and read again only for a delete; the fields are
- * collected as flattened columns until the payload is known to be an envelope.
+ * collected as flattened columns until the payload is known to be an envelope (not at all when
+ * it starts like one: it is then read again in the rare case it was a flattened row after all).
+ * The fields are public to the decoder, which decides what the payload was.
  */
 final class PayloadScan {
   private final UntypedSchemas untyped;
