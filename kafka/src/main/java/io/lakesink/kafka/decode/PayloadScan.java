@@ -13,7 +13,7 @@ import java.util.Set;
  * {@code op}); {@code before} is read past and read again only for a delete; the fields are
  * collected as flattened columns until the payload is known to be an envelope (not at all when
  * it starts like one: it is then read again in the rare case it was a flattened row after all).
- * The fields are public to the decoder, which decides what the payload was.
+ * The decoder reads the fields (package-private) to decide what the payload was.
  */
 final class PayloadScan {
   private final UntypedSchemas untyped;
