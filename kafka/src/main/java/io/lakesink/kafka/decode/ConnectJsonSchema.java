@@ -66,24 +66,28 @@ final class ConnectJsonSchema {
   Object[] values(JsonNode payload) throws DecodeException {
     Object[] values = new Object[rowSchema.size()];
     for (int i = 0; i < values.length; i++) {
-      Column c = rowSchema.columns().get(i);
-      JsonNode v = payload.get(c.name());
-      if (v == null || v.isNull()) {
-        continue;
-      }
-      try {
-        values[i] = TypeMapping.convert(sourceTypes[i], c.type(), wire(sourceTypes[i], v));
-      } catch (DecimalOutOfBoundsException e) {
-        throw new DecodeException("column " + c.name() + ": " + e.getMessage(), e); // never the value: it is the problem
-      } catch (DecodeException | UnconvertibleValueException e) {
-        throw new DecodeException(
-            "column " + c.name() + ": value " + abbreviate(v.toString()) + " does not match its schema type "
-                + sourceTypes[i].baseType() + (sourceTypes[i].semanticName() == null ? "" : " (" + sourceTypes[i].semanticName() + ")")
-                + ": " + e.getMessage(),
-            e);
-      }
+      values[i] = convert(i, payload.get(rowSchema.columns().get(i).name()));
     }
     return values;
+  }
+
+  /** The value of column {@code i} converted to its type; null for a missing or null value. */
+  Object convert(int i, JsonNode v) throws DecodeException {
+    if (v == null || v.isNull()) {
+      return null;
+    }
+    Column c = rowSchema.columns().get(i);
+    try {
+      return TypeMapping.convert(sourceTypes[i], c.type(), wire(sourceTypes[i], v));
+    } catch (DecimalOutOfBoundsException e) {
+      throw new DecodeException("column " + c.name() + ": " + e.getMessage(), e); // never the value: it is the problem
+    } catch (DecodeException | UnconvertibleValueException e) {
+      throw new DecodeException(
+          "column " + c.name() + ": value " + abbreviate(v.toString()) + " does not match its schema type "
+              + sourceTypes[i].baseType() + (sourceTypes[i].semanticName() == null ? "" : " (" + sourceTypes[i].semanticName() + ")")
+              + ": " + e.getMessage(),
+          e);
+    }
   }
 
   private static Object wire(SourceType type, JsonNode v) throws DecodeException, DecimalOutOfBoundsException {

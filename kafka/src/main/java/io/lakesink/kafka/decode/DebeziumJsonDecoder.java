@@ -1,20 +1,16 @@
 package io.lakesink.kafka.decode;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeType;
 import io.lakesink.error.SourcePosition;
 import io.lakesink.event.ChangeEvent;
-import io.lakesink.event.Column;
-import io.lakesink.event.ColumnType;
 import io.lakesink.event.Operation;
-import io.lakesink.event.RowSchema;
-import io.lakesink.types.DecimalOutOfBoundsException;
+import io.lakesink.kafka.decode.RowBuilder.Row;
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -25,47 +21,114 @@ import java.util.Set;
  * <p>With a schema, columns are typed by {@link io.lakesink.types.TypeMapping}; without one,
  * every column is a string. The change time is {@code source.ts_ms}, else the envelope's
  * {@code ts_ms}. Not thread-safe (it caches row schemas).
+ *
+ * <p>Decoding is on the worker's hot path, so a record is read in one streaming pass
+ * ({@link PayloadScan}), without a tree of the whole record; a schema is looked up by its bytes.
+ * The record key is only parsed if its field names are asked for ({@link RecordKeyFields}).
  */
 public final class DebeziumJsonDecoder implements RecordDecoder {
   /** Fields ExtractNewRecordState adds to flattened records; they are metadata, not columns. */
   static final Set<String> FLATTENED_METADATA = Set.of("__op", "__ts_ms", "__source_ts_ms", "__deleted");
 
-  // Decimals stay exact: without a schema, 12.50 must read "12.50", not a double's "12.5".
-  private final ObjectMapper mapper =
-      new ObjectMapper()
-          .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-          .configure(com.fasterxml.jackson.databind.cfg.JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES, false);
-  private final Map<List<String>, RowSchema> untypedSchemas = new LruCache<>(LruCache.DEFAULT_CAPACITY);
-  private final Map<JsonNode, ConnectJsonSchema> typedSchemas = new LruCache<>(LruCache.DEFAULT_CAPACITY);
+  private final UntypedSchemas untypedSchemas = new UntypedSchemas();
+  private final RecordSchemas recordSchemas = new RecordSchemas();
+  private final KeyRows keyRows = new KeyRows(untypedSchemas);
 
   @Override
   public ChangeEvent decode(SourcePosition position, byte[] key, byte[] value) throws DecodeException {
     if (value == null) {
       return null; // tombstone: the delete itself was the preceding 'd' event
     }
-    JsonNode root = parse(value, "value");
-    JsonNode schema = null;
-    JsonNode payload = root;
-    if (root.isObject() && root.has("payload") && root.has("schema")) {
-      schema = root.get("schema");
-      payload = root.get("payload");
+    Document doc = new Document(value);
+    Payload known = payloadWithLastSchema(doc);
+    if (known != null) {
+      return event(position, doc, known.scan(), known.range(), key);
     }
-    if (payload == null || payload.isNull()) {
+    try (JsonParser p = JsonTokens.parser(value, 0, value.length)) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        return notAnObject(value);
+      }
+      PayloadScan payload = PayloadScan.root(p, doc, recordSchemas, untypedSchemas);
+      Document.Range range = new Document.Range(0, value.length);
+      ConnectWrapper wrapper = payload.wrapper();
+      if (wrapper.present()) {
+        if (wrapper.payloadType() == JsonNodeType.NULL) {
+          return null;
+        }
+        if (wrapper.payloadType() != JsonNodeType.OBJECT) {
+          throw new DecodeException("expected a JSON object, found " + wrapper.payloadType());
+        }
+        payload = wrapper.payload();
+        range = wrapper.payloadRange();
+      }
+      return event(position, doc, payload, range, key);
+    } catch (IOException e) {
+      throw notJson("value", e);
+    } catch (NumberFormatException e) {
+      throw numberTooLarge("value");
+    }
+  }
+
+  /** The payload object and where it is in the record. */
+  private record Payload(PayloadScan scan, Document.Range range) {}
+
+  /**
+   * The payload of a record with the same schema as the last one, read without reading the
+   * schema; null when the record is not that, or is not well-formed (the whole record is then
+   * read, which says what is wrong and where).
+   */
+  private Payload payloadWithLastSchema(Document doc) throws DecodeException {
+    byte[] value = doc.bytes();
+    int start = recordSchemas.payloadAfterLastSchema(value);
+    if (start < 0) {
       return null;
     }
-    if (!payload.isObject()) {
-      throw new DecodeException("expected a JSON object, found " + payload.getNodeType());
+    try (JsonParser p = JsonTokens.parser(value, start, value.length)) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        return null;
+      }
+      PayloadScan scan = PayloadScan.payload(p, start, recordSchemas.last(), untypedSchemas);
+      int end = JsonTokens.position(p, start);
+      // The wrapper must end with the payload, as a tree would have read it.
+      int i = end;
+      while (i < value.length && (value[i] == ' ' || value[i] == '\n' || value[i] == '\r' || value[i] == '\t')) {
+        i++;
+      }
+      return i < value.length && value[i] == '}' ? new Payload(scan, new Document.Range(start, end)) : null;
+    } catch (IOException e) {
+      return null;
+    } catch (NumberFormatException e) {
+      throw numberTooLarge("value");
     }
-    List<String> keyFields = keyFields(key);
-    return payload.has("op") && (payload.has("after") || payload.has("before"))
-        ? envelope(position, schema, payload, keyFields, key, value.length)
-        : flattened(position, schema, payload, keyFields, value.length);
+  }
+
+  private ChangeEvent event(SourcePosition position, Document doc, PayloadScan payload, Document.Range range, byte[] key)
+      throws DecodeException {
+    try {
+      List<String> keyFields = RecordKeyFields.of(key);
+      return payload.isEnvelope()
+          ? envelope(position, doc, payload, key, keyFields, doc.bytes().length)
+          : flattened(position, doc, payload.flattened(doc, range), keyFields, doc.bytes().length);
+    } catch (IOException e) {
+      throw notJson("value", e); // the record was read whole: parts read again are well-formed
+    } catch (NumberFormatException e) {
+      throw numberTooLarge("value");
+    }
+  }
+
+  /** A record whose value is not an object: null (no change) for JSON null, else refused. */
+  private static ChangeEvent notAnObject(byte[] value) throws DecodeException {
+    JsonNode root = parse(value, "value"); // rare: read whole, for the same messages as any record
+    if (root.isNull()) {
+      return null;
+    }
+    throw new DecodeException("expected a JSON object, found " + root.getNodeType());
   }
 
   private ChangeEvent envelope(
-      SourcePosition position, JsonNode schema, JsonNode payload, List<String> keyFields, byte[] key, int size)
-      throws DecodeException {
-    String code = payload.path("op").asText(null);
+      SourcePosition position, Document doc, PayloadScan payload, byte[] key, List<String> keyFields, int size)
+      throws DecodeException, IOException {
+    String code = payload.opCode;
     if ("t".equals(code) || "m".equals(code)) {
       return null; // truncate and message events carry no row
     }
@@ -73,159 +136,71 @@ public final class DebeziumJsonDecoder implements RecordDecoder {
     if (op == null) {
       throw new DecodeException("the Debezium field 'op' holds an unknown operation (expected c, u, d or r)");
     }
-    String imageField = op == Operation.DELETE ? "before" : "after";
-    JsonNode image = payload.get(imageField);
-    JsonNode imageSchema = schema == null ? null : fieldSchema(schema, imageField);
-    if (image == null || image.isNull()) {
-      if (op != Operation.DELETE) {
+    boolean delete = op == Operation.DELETE;
+    String imageField = delete ? "before" : "after";
+    JsonNodeType image = delete ? payload.beforeType : payload.afterType;
+    Row row;
+    if (image == null || image == JsonNodeType.NULL) {
+      if (!delete) {
         throw new DecodeException("a '" + code + "' event without an 'after' image");
       }
       // A delete without a before image (REPLICA IDENTITY DEFAULT, …): the key identifies it.
-      JsonNode keyRoot = key == null ? null : parse(key, "key");
-      image = keyRoot != null && keyRoot.has("payload") && keyRoot.has("schema") ? keyRoot.get("payload") : keyRoot;
-      imageSchema = keyRoot != null && keyRoot.has("schema") ? keyRoot.get("schema") : null;
-      if (image == null || !image.isObject()) {
-        throw new DecodeException("a delete event with neither a 'before' image nor a record key");
-      }
+      row = keyRows.of(key);
+    } else if (image != JsonNodeType.OBJECT) {
+      throw new DecodeException("the event's '" + imageField + "' image is a JSON " + image + ", not an object");
+    } else if (delete) {
+      RowBuilder before = payload.builder(RecordSchema.Image.BEFORE);
+      PayloadScan.readObject(doc, payload.beforeRange, before);
+      row = before.finish(doc);
+    } else {
+      row = payload.after.finish(doc);
     }
-    if (!image.isObject()) {
-      throw new DecodeException("the event's '" + imageField + "' image is a JSON " + image.getNodeType() + ", not an object");
-    }
-    Long ts = longOrNull(payload.path("source").get("ts_ms"));
-    if (ts == null) {
-      ts = longOrNull(payload.get("ts_ms"));
-    }
-    ChangeEvent event = row(position, op, ts, imageSchema, image, Set.of(), keyFields, size);
-    return "last".equals(payload.path("source").path("snapshot").asText(null)) ? event.asSnapshotEnd() : event;
+    Long ts = payload.sourceTsMs != null ? payload.sourceTsMs : payload.tsMs;
+    ChangeEvent event = new ChangeEvent(position, op, ts, row.schema(), row.values(), keyFields, size);
+    return payload.snapshotLast ? event.asSnapshotEnd() : event;
   }
 
-  private ChangeEvent flattened(
-      SourcePosition position, JsonNode schema, JsonNode payload, List<String> keyFields, int size)
-      throws DecodeException {
-    Operation op = Operation.fromCode(payload.path("__op").asText(null));
-    if (payload.has("__op") && !payload.get("__op").isNull() && op == null) {
+  private static ChangeEvent flattened(SourcePosition position, Document doc, PayloadScan payload, List<String> keyFields, int size)
+      throws DecodeException, IOException {
+    Operation op = Operation.fromCode(payload.flatOpCode);
+    if (payload.flatOpCode != null && op == null) {
       throw new DecodeException("the field '__op' holds an unknown operation (expected c, u, d or r)");
     }
-    boolean deleted = "true".equalsIgnoreCase(payload.path("__deleted").asText("false"));
-    if (deleted && op == null) {
+    if (payload.deleted && op == null) {
       op = Operation.DELETE;
     }
-    Long ts = longOrNull(payload.get("__source_ts_ms"));
-    if (ts == null) {
-      ts = longOrNull(payload.get("__ts_ms"));
-    }
-    return row(position, op, ts, schema, payload, FLATTENED_METADATA, keyFields, size);
+    Long ts = payload.flatSourceTsMs != null ? payload.flatSourceTsMs : payload.flatTsMs;
+    Row row = payload.flat.finish(doc);
+    return new ChangeEvent(position, op, ts, row.schema(), row.values(), keyFields, size);
   }
 
-  private ChangeEvent row(
-      SourcePosition position, Operation op, Long ts, JsonNode schema, JsonNode image, Set<String> exclude,
-      List<String> keyFields, int size) throws DecodeException {
-    if (schema != null && !schema.isNull()) {
-      ConnectJsonSchema typed = typedSchemas.get(schema);
-      if (typed == null) {
-        typed = ConnectJsonSchema.of(withoutFields(schema, exclude));
-        typedSchemas.put(schema, typed);
-      }
-      return new ChangeEvent(position, op, ts, typed.rowSchema, typed.values(image), keyFields, size);
-    }
-    List<String> names = new ArrayList<>(image.size());
-    for (Iterator<String> it = image.fieldNames(); it.hasNext(); ) {
-      String n = it.next();
-      if (!exclude.contains(n)) {
-        names.add(n);
-      }
-    }
-    RowSchema rowSchema = untypedSchemas.computeIfAbsent(names, DebeziumJsonDecoder::untyped);
-    Object[] values = new Object[names.size()];
-    for (int i = 0; i < values.length; i++) {
-      try {
-        values[i] = JsonValues.text(image.get(names.get(i)));
-      } catch (DecimalOutOfBoundsException e) {
-        throw new DecodeException("column " + names.get(i) + ": " + e.getMessage(), e); // never the value: it is the problem
-      }
-    }
-    return new ChangeEvent(position, op, ts, rowSchema, values, keyFields, size);
-  }
-
-  private static RowSchema untyped(List<String> names) {
-    List<Column> columns = new ArrayList<>(names.size());
-    names.forEach(n -> columns.add(new Column(n, ColumnType.STRING)));
-    return new RowSchema(columns, false);
-  }
-
-  private JsonNode withoutFields(JsonNode struct, Set<String> exclude) {
-    if (exclude.isEmpty() || !(struct.path("fields") instanceof ArrayNode)) {
-      return struct; // a schema without a field list is refused by ConnectJsonSchema.of
-    }
-    var copy = struct.deepCopy();
-    var fields = (ArrayNode) copy.path("fields");
-    for (int i = fields.size() - 1; i >= 0; i--) {
-      if (exclude.contains(fields.get(i).path("field").asText())) {
-        fields.remove(i);
-      }
-    }
-    return copy;
-  }
-
-  private static JsonNode fieldSchema(JsonNode envelopeSchema, String field) {
-    for (JsonNode f : envelopeSchema.path("fields")) {
-      if (field.equals(f.path("field").asText())) {
-        return f;
-      }
-    }
-    return null;
-  }
-
-  private List<String> keyFields(byte[] key) {
-    if (key == null) {
-      return List.of();
-    }
+  static JsonNode parse(byte[] bytes, String what) throws DecodeException {
     try {
-      JsonNode k = mapper.readTree(key);
-      if (k != null && k.has("payload") && k.has("schema")) {
-        k = k.get("payload");
-      }
-      if (k == null || !k.isObject()) {
-        return List.of();
-      }
-      List<String> names = new ArrayList<>();
-      k.fieldNames().forEachRemaining(names::add);
-      return names;
-    } catch (IOException e) {
-      return List.of(); // a key that is not JSON only loses its use as a default primary key
-    }
-  }
-
-  private JsonNode parse(byte[] bytes, String what) throws DecodeException {
-    try {
-      JsonNode n = mapper.readTree(bytes);
+      JsonNode n = JsonTokens.MAPPER.readTree(bytes);
       if (n == null) {
         throw new DecodeException("the record " + what + " is empty");
       }
       return n;
     } catch (IOException e) {
-      // The parser's own message quotes the offending token: the position is said instead.
-      String where = e instanceof com.fasterxml.jackson.core.JsonProcessingException j && j.getLocation() != null
-          ? " at line " + j.getLocation().getLineNr() + ", column " + j.getLocation().getColumnNr()
-          : "";
-      throw new DecodeException("the record " + what + " is not valid JSON" + where, e);
+      throw notJson(what, e);
+    } catch (NumberFormatException e) {
+      throw numberTooLarge(what);
     }
   }
 
-  private static Long longOrNull(JsonNode n) {
-    if (n == null || n.isNull()) {
-      return null;
-    }
-    if (n.isIntegralNumber()) {
-      return n.longValue();
-    }
-    if (n.isTextual()) {
-      try {
-        return Long.parseLong(n.textValue());
-      } catch (NumberFormatException e) {
-        return null;
-      }
-    }
-    return null;
+  /**
+   * Jackson reads a number like {@code 1e99999999999} as a decimal only when asked for its value,
+   * and then refuses its exponent with a NumberFormatException (which quotes it: not passed on).
+   */
+  private static DecodeException numberTooLarge(String what) {
+    return new DecodeException("the record " + what + " holds a number whose exponent is too large to read as a decimal");
+  }
+
+  private static DecodeException notJson(String what, IOException e) {
+    // The parser's own message quotes the offending token: the position is said instead.
+    String where = e instanceof JsonProcessingException j && j.getLocation() != null
+        ? " at line " + j.getLocation().getLineNr() + ", column " + j.getLocation().getColumnNr()
+        : "";
+    return new DecodeException("the record " + what + " is not valid JSON" + where, e);
   }
 }

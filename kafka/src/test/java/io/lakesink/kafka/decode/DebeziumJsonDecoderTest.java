@@ -255,6 +255,97 @@ class DebeziumJsonDecoderTest {
     });
   }
 
+  @Test
+  void envelopeFieldsMayComeInAnyOrder() throws Exception {
+    // op before the images, source before op, before after after: the same delete each time.
+    for (String value : List.of(
+        "{\"op\":\"d\",\"source\":{\"snapshot\":\"last\",\"ts_ms\":5},\"after\":null,\"before\":{\"id\":7,\"n\":\"x\"}}",
+        "{\"source\":{\"ts_ms\":5,\"snapshot\":\"last\"},\"before\":{\"id\":7,\"n\":\"x\"},\"op\":\"d\"}",
+        "{\"after\":null,\"before\":{\"id\":7,\"n\":\"x\"},\"op\":\"d\",\"ts_ms\":9,\"source\":{\"ts_ms\":5,\"snapshot\":\"last\"}}")) {
+      ChangeEvent e = decode("{\"id\":7}", value);
+      assertEquals(Operation.DELETE, e.op(), value);
+      assertEquals(5L, e.tsMs(), value);
+      assertTrue(e.snapshotEnd(), value);
+      assertArrayEquals(new Object[] {"7", "x"}, e.values(), value);
+    }
+    ChangeEvent opFirst = decode(null, "{\"op\":\"u\",\"ts_ms\":3,\"before\":{\"id\":1,\"n\":\"old\"},\"after\":{\"id\":1,\"n\":\"new\"}}");
+    assertEquals(Operation.UPDATE, opFirst.op());
+    assertEquals(3L, opFirst.tsMs());
+    assertEquals("new", opFirst.value("n"), "an update is its after image, wherever op is");
+  }
+
+  @Test
+  void aSchemaAfterItsPayloadStillTypesTheRow() throws Exception {
+    String schema = "{\"type\":\"struct\",\"fields\":[{\"type\":\"struct\",\"field\":\"after\",\"fields\":["
+        + f("int64", null, "id", null) + "," + f("bytes", "org.apache.kafka.connect.data.Decimal", "amount", "{\"scale\":\"2\",\"connect.decimal.precision\":\"8\"}")
+        + "]},{\"type\":\"string\",\"field\":\"op\"}]}";
+    String payload = "{\"after\":{\"amount\":\"" + unscaled("1250") + "\",\"id\":7},\"op\":\"c\"}";
+    for (String value : List.of("{\"schema\":" + schema + ",\"payload\":" + payload + "}", "{\"payload\":" + payload + ",\"schema\":" + schema + "}")) {
+      ChangeEvent e = decode(null, value);
+      assertEquals(List.of(ColumnType.BIGINT, ColumnType.decimal(8, 2)), e.schema().columns().stream().map(c -> c.type()).toList(), value);
+      assertArrayEquals(new Object[] {7L, new BigDecimal("12.50")}, e.values(), value);
+    }
+  }
+
+  @Test
+  void recordsWithTheSameSchemaShareTheirRowSchema() throws Exception {
+    String schema = "{\"type\":\"struct\",\"fields\":[" + f("int64", null, "id", null) + "]}";
+    ChangeEvent first = decode(null, "{\"schema\":" + schema + ",\"payload\":{\"id\":1}}");
+    ChangeEvent second = decode(null, "{\"schema\":" + schema + ",\"payload\":{\"id\":2}}");
+    ChangeEvent spaced = decode(null, "{\"schema\": " + schema.replace(",", ", ") + ",\"payload\":{\"id\":3}}");
+    assertTrue(first.schema() == second.schema(), "the schema was read once");
+    assertEquals(first.schema(), spaced.schema(), "a schema written differently reads the same");
+    assertEquals(3L, spaced.value("id"));
+  }
+
+  @Test
+  void aFlattenedRowMayStartWithAnEnvelopeFieldName() throws Exception {
+    // A column named op, but neither before nor after: a flattened row, not an envelope.
+    ChangeEvent e = decode(null, "{\"op\":\"insert\",\"source\":{\"a\":1},\"id\":3,\"__op\":\"c\",\"__source_ts_ms\":4}");
+    assertEquals(Operation.CREATE, e.op());
+    assertEquals(4L, e.tsMs());
+    assertEquals(List.of("op", "source", "id"), e.schema().columns().stream().map(c -> c.name()).toList());
+    assertArrayEquals(new Object[] {"insert", "{\"a\":1}", "3"}, e.values());
+  }
+
+  @Test
+  void aNumberWhoseExponentCannotBeReadIsRefusedWithoutBeingQuoted() {
+    for (String value : List.of(
+        "{\"after\":{\"id\":1,\"n\":1e99999999999},\"op\":\"c\"}",
+        typed("bytes", "org.apache.kafka.connect.data.Decimal", "{\"scale\":\"2\"}", "1E-99999999999"))) {
+      DecodeException e = assertThrows(DecodeException.class, () -> decode(null, value), value);
+      assertTrue(e.getMessage().contains("exponent is too large"), e.getMessage());
+      assertFalse(e.getMessage().contains("99999999999"), e.getMessage());
+    }
+  }
+
+  @Test
+  void theRecordKeyIsReadOnlyWhenItsFieldsAreAskedFor() throws Exception {
+    String value = "{\"after\":{\"id\":7},\"op\":\"c\"}";
+    ChangeEvent plain = decode("{\"id\":7,\"region\":\"eu\",\"id\":8}", value);
+    assertTrue(plain.recordKeyFields() instanceof RecordKeyFields, "not parsed while decoding");
+    assertEquals(List.of("id", "region"), plain.recordKeyFields());
+    assertEquals(List.of("id"), decode("{\"schema\":{\"type\":\"struct\"},\"payload\":{\"id\":7}}", value).recordKeyFields());
+    assertEquals(List.of(), decode("{\"schema\":{},\"payload\":7}", value).recordKeyFields());
+    assertEquals(List.of(), decode("{\"id\":7", value).recordKeyFields(), "a key that is not JSON is no default primary key");
+    assertEquals(List.of(), decode("[\"id\"]", value).recordKeyFields());
+    assertEquals(List.of(), decode(null, value).recordKeyFields());
+  }
+
+  @Test
+  void aVeryWideRowDecodesInLinearTime() {
+    // 200,000 fields, each looked up among those before it, would take minutes.
+    StringBuilder row = new StringBuilder("{\"after\":{");
+    for (int i = 0; i < 200_000; i++) {
+      row.append(i == 0 ? "" : ",").append("\"c").append(i).append("\":").append(i);
+    }
+    String value = row.append(",\"c7\":\"again\"},\"op\":\"c\"}").toString();
+    ChangeEvent e = assertTimeoutPreemptively(Duration.ofSeconds(20), () -> decode(null, value));
+    assertEquals(200_000, e.schema().size());
+    assertEquals("again", e.value("c7"), "a repeated field keeps its place and takes its last value");
+    assertEquals("199999", e.value("c199999"));
+  }
+
   private static String f(String type, String name, String field, String params) {
     return "{\"type\":\"" + type + "\",\"optional\":true" + (name == null ? "" : ",\"name\":\"" + name + "\"")
         + (params == null ? "" : ",\"parameters\":" + params) + ",\"field\":\"" + field + "\"}";
