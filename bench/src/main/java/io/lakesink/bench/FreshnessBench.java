@@ -343,6 +343,8 @@ public final class FreshnessBench {
     // Data file name → the commit that added it.
     Map<String, Commit> addedBy = new HashMap<>();
     TreeMap<Long, Integer> rowsByVersion = new TreeMap<>();
+    // Per commit: when, and the oldest and newest event it holds (commits.csv: is the worker keeping up?).
+    TreeMap<Long, long[]> perCommit = new TreeMap<>();
     for (long v = 0; ; v++) {
       Path commitFile = log.resolve(String.format(Locale.ROOT, "%020d.json", v));
       if (!Files.exists(commitFile)) {
@@ -390,6 +392,9 @@ public final class FreshnessBench {
           }
           n++;
           rowsByVersion.merge(c.version(), 1, Integer::sum);
+          long[] pc = perCommit.computeIfAbsent(c.version(), v -> new long[] {c.fileMillis(), Long.MAX_VALUE, Long.MIN_VALUE});
+          pc[1] = Math.min(pc[1], produced);
+          pc[2] = Math.max(pc[2], produced);
         }
       }
     }
@@ -415,6 +420,10 @@ public final class FreshnessBench {
           rowsByVersion.values().stream().mapToInt(Integer::intValue).sorted().toArray()[rowsByVersion.size() / 2]));
     }
     store(r, resultFile);
+    StringBuilder csv = new StringBuilder("version,commit_file_ms,rows,oldest_event_latency_ms,newest_event_latency_ms\n");
+    perCommit.forEach((v, pc) -> csv.append(v).append(',').append(pc[0]).append(',').append(rowsByVersion.get(v)).append(',')
+        .append(pc[0] - pc[1]).append(',').append(pc[0] - pc[2]).append('\n'));
+    Files.writeString(resultFile.resolveSibling("commits.csv"), csv);
     System.out.printf(Locale.ROOT, "Verified %s: %,d rows, %d duplicates, %d gaps, %d partitions, %d commits%n",
         ok ? "OK" : "FAILED", n, duplicates, gaps, seen.size(), rowsByVersion.size());
     if (!ok) {
@@ -461,6 +470,7 @@ public final class FreshnessBench {
         d(w, "cpu_seconds"), d(w, "gc_seconds"));
     System.out.println("Commit file = when the commit's _delta_log file appeared (readers see the event from then);"
         + " produce time = the wall clock at send(), carried in the event as source.ts_ms (__ts_ms).");
+    System.out.println("Per commit (rows, latency of its oldest and newest event): commits.csv next to this report.");
   }
 
   /** The benchmark's own flush_interval values: a number with ms, s or m. */

@@ -249,6 +249,7 @@ public final class MemoryBench {
     System.out.println();
     System.out.println("Worker JVM: " + r.getProperty("jvm_args"));
     System.out.println("budget = delivery.max_buffer_bytes (a quarter of the heap by default); peak heap = most heap in use"
-        + " before any collection (garbage included); after-GC peak = most still in use after one (live data at its peak).");
+        + " before any collection (garbage included); after-GC peak = most still in use after one, an upper bound of the live data (a young collection"
+        + " leaves the old generation's garbage; jcmd <pid> GC.class_histogram during a run shows what is live).");
   }
 }
