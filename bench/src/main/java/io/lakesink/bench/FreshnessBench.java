@@ -96,7 +96,7 @@ public final class FreshnessBench {
           broker  --ready-file F --partitions P
           worker  --bootstrap B --data DIR --flush-interval D --ready-file F --produced-file F --result FILE
           produce --bootstrap B --partitions P --rate R --seconds S --result FILE
-          analyze --data DIR --partitions P --result FILE
+          analyze --data DIR --partitions P --result FILE [--warmup-seconds 15]
           report  --results DIR
         """);
     System.exit(1);
@@ -365,6 +365,7 @@ public final class FreshnessBench {
 
     long[] latencyFile = new long[Math.toIntExact(events)];
     long[] latencyInfo = new long[latencyFile.length];
+    long[] producedAt = new long[latencyFile.length];
     int n = 0;
     long duplicates = 0;
     Map<Integer, BitSet> seen = new HashMap<>();
@@ -389,6 +390,7 @@ public final class FreshnessBench {
           if (n < latencyFile.length) {
             latencyFile[n] = c.fileMillis() - produced;
             latencyInfo[n] = c.infoMillis() - produced;
+            producedAt[n] = produced;
           }
           n++;
           rowsByVersion.merge(c.version(), 1, Integer::sum);
@@ -400,9 +402,28 @@ public final class FreshnessBench {
     }
     long gaps = seen.values().stream().mapToLong(b -> b.length() - b.cardinality()).sum();
     boolean ok = n == events && duplicates == 0 && gaps == 0 && seen.size() == partitions;
+    int m = Math.min(n, latencyFile.length);
+    // The same figures without the first seconds of production, when the worker JVM is still cold
+    // (JIT, the table's first commits): the steady state apart from the start-up backlog.
+    long warmupMillis = Long.parseLong(o.getOrDefault("warmup-seconds", "15")) * 1000;
+    long firstProduced = Arrays.stream(producedAt, 0, m).min().orElse(0);
+    long[] steady = new long[m];
+    int k = 0;
+    for (int i = 0; i < m; i++) {
+      if (producedAt[i] >= firstProduced + warmupMillis) {
+        steady[k++] = latencyFile[i];
+      }
+    }
+    Arrays.sort(steady, 0, k);
+    r.setProperty("warmup_seconds", String.valueOf(warmupMillis / 1000));
+    r.setProperty("steady_events", String.valueOf(k));
+    if (k > 0) {
+      r.setProperty("steady_p50_ms", String.valueOf(percentile(steady, k, 0.50)));
+      r.setProperty("steady_p99_ms", String.valueOf(percentile(steady, k, 0.99)));
+      r.setProperty("steady_max_ms", String.valueOf(steady[k - 1]));
+    }
     Arrays.sort(latencyFile, 0, Math.min(n, latencyFile.length));
     Arrays.sort(latencyInfo, 0, Math.min(n, latencyInfo.length));
-    int m = Math.min(n, latencyFile.length);
     r.setProperty("rows", String.valueOf(n));
     r.setProperty("duplicates", String.valueOf(duplicates));
     r.setProperty("gaps", String.valueOf(gaps));
@@ -455,14 +476,20 @@ public final class FreshnessBench {
         d(p, "achieved_rate"), d(p, "seconds"), Long.parseLong(p.getProperty("target_rate")), p.getProperty("worst_behind_schedule_ms"),
         w.getProperty("flush_interval"), o.getOrDefault("partitions", "?"));
     System.out.println();
-    System.out.printf(Locale.ROOT, "%-28s %9s %9s %9s%n", "latency (ms)", "p50", "p99", "max");
-    System.out.printf(Locale.ROOT, "%-28s %,9d %,9d %,9d%n", "to the commit file",
+    System.out.printf(Locale.ROOT, "%-36s %9s %9s %9s%n", "latency (ms)", "p50", "p99", "max");
+    System.out.printf(Locale.ROOT, "%-36s %,9d %,9d %,9d%n", "to the commit file",
         Long.parseLong(w.getProperty("p50_ms", "-1")), p99, Long.parseLong(w.getProperty("max_ms", "-1")));
-    System.out.printf(Locale.ROOT, "%-28s %,9d %,9d %,9d%n", "to commitInfo.timestamp",
+    System.out.printf(Locale.ROOT, "%-36s %,9d %,9d %,9d%n", "to commitInfo.timestamp",
         Long.parseLong(w.getProperty("info_p50_ms", "-1")), Long.parseLong(w.getProperty("info_p99_ms", "-1")),
         Long.parseLong(w.getProperty("info_max_ms", "-1")));
+    System.out.printf(Locale.ROOT, "%-36s %,9d %,9d %,9d%n", "commit file, after the first " + w.getProperty("warmup_seconds") + " s",
+        Long.parseLong(w.getProperty("steady_p50_ms", "-1")), Long.parseLong(w.getProperty("steady_p99_ms", "-1")),
+        Long.parseLong(w.getProperty("steady_max_ms", "-1")));
     System.out.println();
-    System.out.printf(Locale.ROOT, "Target p99 ≤ flush_interval + 1 s = %,d ms: %s%n", flushMillis + 1000, met ? "met" : "NOT met");
+    long steadyP99 = Long.parseLong(w.getProperty("steady_p99_ms", "-1"));
+    System.out.printf(Locale.ROOT, "Target p99 ≤ flush_interval + 1 s = %,d ms: %s (all events); %s (events produced after the first %s s)%n",
+        flushMillis + 1000, met ? "met" : "NOT met", steadyP99 >= 0 && steadyP99 <= flushMillis + 1000 ? "met" : "NOT met",
+        w.getProperty("warmup_seconds"));
     System.out.printf(Locale.ROOT, "%s rows in %s commits (median %s rows per commit), verified exactly once: %s%n",
         w.getProperty("rows"), w.getProperty("commits_with_rows"), w.getProperty("rows_per_commit_median"), w.getProperty("verified"));
     System.out.printf(Locale.ROOT, "Worker: %s; peak heap %s MB of %s MB, peak RSS %s MB, CPU %.1f s, GC %.1f s%n",

@@ -11,11 +11,11 @@ import java.util.SplittableRandom;
  * (it lands in the table's {@code __ts_ms}).
  */
 enum ShapedEvents {
-  /** 3 columns, about 250 bytes per envelope. */
+  /** 3 columns, about 300 bytes per envelope. */
   SMALL(3, 8, 16),
-  /** 10 columns, about 700 bytes. */
+  /** 10 columns, about 600 bytes. */
   MEDIUM(10, 20, 60),
-  /** 40 columns, about 3 KB. */
+  /** 40 columns, about 2.6 KB. */
   WIDE(40, 40, 100);
 
   private static final String TEXT =
