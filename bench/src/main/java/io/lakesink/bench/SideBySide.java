@@ -40,7 +40,7 @@ final class SideBySide {
     lakesink.forEach((partitions, runs) -> {
       System.out.println(String.format(Locale.ROOT, ROW, "lakesink, " + partitions + " partition(s)" + (runs.size() > 1 ? ", median" : ""),
           median(runs, "events_per_second"), median(runs, "seconds"), median(runs, "process_seconds"),
-          String.format(Locale.ROOT, "%.2f", median(runs, "main_thread_cpu_seconds")), median(runs, "cpu_seconds"),
+          String.format(Locale.ROOT, "%.2f", median(runs, "main_thread_cpu_seconds")), median(runs, "process_cpu_seconds"),
           median(runs, "gc_seconds"), mb(median(runs, "peak_heap_mb")), mb(median(runs, "vmhwm_mb")),
           rows(runs.get(0)), "").stripTrailing());
     });
@@ -64,9 +64,9 @@ final class SideBySide {
     System.out.println("process s: from JVM start to that end (Spark's includes starting its session). CPU s: the whole process's CPU");
     System.out.println("seconds until then (the floor: during its loop). thread s: CPU seconds of the one thread that decodes and");
     System.out.println("writes (lakesink's worker thread; the floor's only thread). rows: read back, every Kafka position exactly once");
-    System.out.println("(lakesink, Spark), or counted in the Parquet footers (floor); '!' marks a failed check.");
+    System.out.println("(lakesink, Spark), or counted by the Parquet writer's statistics (floor); '!' marks a failed check.");
     if (hasFloor) {
-      System.out.println("floor: " + floor.getProperty("events") + " events (" + floor.getProperty("event_mb") + " MB of JSON), decode "
+      System.out.println(String.format(Locale.ROOT, "floor: %,d events (%s MB of JSON), decode ", (long) d(floor, "events"), floor.getProperty("event_mb"))
           + fmt(d(floor, "decode_seconds")) + " s + Parquet " + fmt(d(floor, "write_seconds")) + " s, " + floor.getProperty("files")
           + " file(s) of up to " + floor.getProperty("flush_rows") + " rows, " + floor.getProperty("table_mb") + " MB on disk.");
     }

@@ -17,7 +17,7 @@ class SideBySideTest {
   @Test
   void ratiosAgainstTheFloorAndSpark(@TempDir Path dir) throws Exception {
     Properties run = props("events", "1000000", "events_per_second", "40000", "seconds", "25", "process_seconds", "26",
-        "main_thread_cpu_seconds", "20", "cpu_seconds", "30", "gc_seconds", "1", "peak_heap_mb", "700", "vmhwm_mb", "900",
+        "main_thread_cpu_seconds", "20", "cpu_seconds", "30", "process_cpu_seconds", "31.5", "gc_seconds", "1", "peak_heap_mb", "700", "vmhwm_mb", "900",
         "rows", "1000000", "verified", "true");
     ChangelogThroughputBench.store(props("events", "1000000", "events_per_second", "100000", "seconds", "10",
         "thread_cpu_seconds", "8", "cpu_seconds", "9", "gc_seconds", "0.5", "peak_heap_mb", "1200", "rows", "1000000",
@@ -34,6 +34,7 @@ class SideBySideTest {
     assertTrue(report.contains("events/s 4.00× Spark's (target ≥ 5×: not met)"), report);
     assertTrue(report.contains("999,999 !"), "Spark's failed check is marked: " + report);
     assertTrue(report.contains("lakesink, 4 partition(s)") && report.contains("floor: 1 thread"), report);
+    assertTrue(report.contains("31.50"), "lakesink's process CPU since JVM start, as Spark's: " + report);
   }
 
   private static Properties props(String... kv) {
