@@ -35,36 +35,52 @@ final class BenchEvents {
     p.put(ProducerConfig.BATCH_SIZE_CONFIG, 512 * 1024);
     p.put(ProducerConfig.BUFFER_MEMORY_CONFIG, 256L << 20);
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "none");
-    SplittableRandom random = new SplittableRandom(42);
-    long bytes = 0;
-    long liveIds = 0;
+    long[] bytes = {0};
     try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
-      StringBuilder sb = new StringBuilder(1024);
-      for (long i = 0; i < count; i++) {
-        int dice = random.nextInt(100);
-        String op;
-        long id;
-        if (dice < 70 || liveIds < 10) {
-          op = "c";
-          id = ++liveIds;
-        } else if (dice < 95) {
-          op = "u";
-          id = 1 + random.nextLong(liveIds);
-        } else {
-          op = "d";
-          id = 1 + random.nextLong(liveIds);
-        }
-        long ts = T0 + i; // one change per millisecond at the source
-        sb.setLength(0);
-        envelope(sb, op, id, ts, random);
-        byte[] value = sb.toString().getBytes(StandardCharsets.UTF_8);
-        byte[] key = ("{\"id\":" + id + "}").getBytes(StandardCharsets.UTF_8);
-        producer.send(new ProducerRecord<>(topic, (int) (id % partitions), key, value));
-        bytes += key.length + value.length;
-      }
+      generate(count, partitions, (partition, key, value) -> {
+        producer.send(new ProducerRecord<>(topic, partition, key, value));
+        bytes[0] += key.length + value.length;
+      });
       producer.flush();
     }
-    return bytes;
+    return bytes[0];
+  }
+
+  /** Receives the generated events, in order. */
+  @FunctionalInterface
+  interface Sink {
+    void accept(int partition, byte[] key, byte[] value);
+  }
+
+  /**
+   * Generates the {@code count} events {@link #produce} sends, each with the partition it goes to
+   * (round-robin by key): the floor benchmark decodes the same bytes from memory.
+   */
+  static void generate(long count, int partitions, Sink sink) {
+    SplittableRandom random = new SplittableRandom(42);
+    long liveIds = 0;
+    StringBuilder sb = new StringBuilder(1024);
+    for (long i = 0; i < count; i++) {
+      int dice = random.nextInt(100);
+      String op;
+      long id;
+      if (dice < 70 || liveIds < 10) {
+        op = "c";
+        id = ++liveIds;
+      } else if (dice < 95) {
+        op = "u";
+        id = 1 + random.nextLong(liveIds);
+      } else {
+        op = "d";
+        id = 1 + random.nextLong(liveIds);
+      }
+      long ts = T0 + i; // one change per millisecond at the source
+      sb.setLength(0);
+      envelope(sb, op, id, ts, random);
+      byte[] value = sb.toString().getBytes(StandardCharsets.UTF_8);
+      byte[] key = ("{\"id\":" + id + "}").getBytes(StandardCharsets.UTF_8);
+      sink.accept((int) (id % partitions), key, value);
+    }
   }
 
   private static void envelope(StringBuilder sb, String op, long id, long ts, SplittableRandom random) {

@@ -56,7 +56,10 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  *       (partition, offset) of the topic is there exactly once.
  *   <li>{@code profile}: where the time goes outside flushes — raw Kafka fetch, then fetch +
  *       decode with lakesink's decoder.
- *   <li>{@code report}: the table of figures.
+ *   <li>{@code floor}: the same events from memory, decoded into columns and written as Parquet
+ *       by one thread, no Kafka, no Delta ({@link ParquetFloorBench}).
+ *   <li>{@code report}: the table of figures, next to the floor and to Spark Structured
+ *       Streaming on the same topics ({@code SparkStreamingBench}, its own JVM and classpath).
  * </ul>
  */
 public final class ChangelogThroughputBench {
@@ -75,6 +78,8 @@ public final class ChangelogThroughputBench {
       case "run" -> run(o);
       case "verify" -> verify(o);
       case "profile" -> profile(o);
+      case "floor" -> ParquetFloorBench.run(Long.parseLong(o.get("events")), Integer.parseInt(o.getOrDefault("flush-rows", "200000")),
+          Path.of(o.get("data")), Path.of(o.get("result")));
       case "report" -> report(o);
       default -> usage();
     }
@@ -88,6 +93,7 @@ public final class ChangelogThroughputBench {
           run     --bootstrap B --partitions P --events N --data DIR --result FILE [--flush-rows R] [--flush-bytes B]
           verify  --data DIR --partitions P --events N --result FILE
           profile --bootstrap B --partitions P --events N --result FILE
+          floor   --events N --data DIR --result FILE [--flush-rows R]
           report  --results DIR
         """);
     System.exit(1);
@@ -216,6 +222,8 @@ public final class ChangelogThroughputBench {
     long cpuBefore = processCpuNanos();
     long gcBefore = gcMillis();
     long mainCpuBefore = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
+    HeapWatch heap = new HeapWatch();
+    heap.reset();
 
     long start = System.nanoTime();
     WorkerResult result;
@@ -232,12 +240,20 @@ public final class ChangelogThroughputBench {
     r.setProperty("flush_bytes", (config.delivery().bytes() >> 20) + "MB");
     r.setProperty("healthy", String.valueOf(result.allDelivering()));
     r.setProperty("seconds", String.valueOf(elapsed / 1e9));
+    // JVM start to the worker's exit: the figure Spark's process time compares with.
+    r.setProperty("process_seconds", String.valueOf(ManagementFactory.getRuntimeMXBean().getUptime() / 1e3));
     r.setProperty("events_per_second", String.valueOf(events / (elapsed / 1e9)));
     r.setProperty("vmhwm_mb", String.valueOf(vmKb("VmHWM") / 1024));
     r.setProperty("rss_at_start_mb", String.valueOf(rssBefore / 1024));
     r.setProperty("max_heap_mb", String.valueOf(Runtime.getRuntime().maxMemory() >> 20));
+    // The most heap in use at any point, garbage included (just before a collection), and the
+    // most still in use just after one: what a smaller -Xmx would have had to hold.
+    r.setProperty("peak_heap_mb", String.valueOf(heap.peakBytes() >> 20));
+    r.setProperty("peak_heap_after_gc_mb", String.valueOf(heap.peakAfterGcBytes() >> 20));
     r.setProperty("jvm_args", String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()));
     r.setProperty("cpu_seconds", String.valueOf((processCpuNanos() - cpuBefore) / 1e9));
+    // Since JVM start, as Spark's figure in the side-by-side table (its session start included).
+    r.setProperty("process_cpu_seconds", String.valueOf(processCpuNanos() / 1e9));
     r.setProperty("main_thread_cpu_seconds", String.valueOf(mainCpu / 1e9));
     r.setProperty("gc_seconds", String.valueOf((gcMillis() - gcBefore) / 1e3));
     r.setProperty("commits", String.valueOf(phases.commits));
@@ -384,8 +400,8 @@ public final class ChangelogThroughputBench {
     System.out.println();
     System.out.println("Changelog throughput, Kafka → committed Delta on local disk (lakesink run --stop-at-end)");
     System.out.println();
-    String header = String.format(Locale.ROOT, "%-10s %10s %9s %11s %13s %9s %8s %8s %9s %9s %8s %10s %8s %9s %9s %8s",
-        "partitions", "events", "wall s", "events/s", "peak RSS MB", "max heap", "commits", "write s", "commit s", "other s", "CPU s", "main CPU s", "GC s", "table MB", "verified", "");
+    String header = String.format(Locale.ROOT, "%-10s %10s %9s %11s %13s %9s %13s %8s %8s %9s %9s %8s %10s %8s %9s %9s %8s",
+        "partitions", "events", "wall s", "events/s", "peak RSS MB", "max heap", "peak heap MB", "commits", "write s", "commit s", "other s", "CPU s", "main CPU s", "GC s", "table MB", "verified", "");
     System.out.println(header.stripTrailing());
     runs.sort(java.util.Comparator.comparingInt(r -> Integer.parseInt(r.getProperty("partitions"))));
     Map<String, List<Properties>> byPartitions = new java.util.LinkedHashMap<>();
@@ -395,16 +411,18 @@ public final class ChangelogThroughputBench {
         double seconds = d(r, "seconds");
         double write = d(r, "write_seconds");
         double commit = d(r, "commit_seconds");
-        System.out.println(String.format(Locale.ROOT, "%-10s %,10d %9.2f %,11.0f %,13d %9s %8s %8.2f %9.2f %9.2f %8.2f %10.2f %8.2f %,9d %9s",
+        System.out.println(String.format(Locale.ROOT, "%-10s %,10d %9.2f %,11.0f %,13d %9s %,13d %8s %8.2f %9.2f %9.2f %8.2f %10.2f %8.2f %,9d %9s",
             partitions, Long.parseLong(r.getProperty("events")), seconds, d(r, "events_per_second"),
-            Long.parseLong(r.getProperty("vmhwm_mb")), r.getProperty("max_heap_mb") + "M", r.getProperty("commits"),
+            Long.parseLong(r.getProperty("vmhwm_mb")), r.getProperty("max_heap_mb") + "M", Long.parseLong(r.getProperty("peak_heap_mb", "0")),
+            r.getProperty("commits"),
             write, commit, seconds - write - commit, d(r, "cpu_seconds"), d(r, "main_thread_cpu_seconds"), d(r, "gc_seconds"),
             Long.parseLong(r.getProperty("table_mb", "0")),
             r.getProperty("verified", "not run") + (r.getProperty("rows") == null ? "" : " (" + r.getProperty("rows") + ")")));
       }
       if (group.size() > 1) {
-        System.out.println(String.format(Locale.ROOT, "%-10s %10s %9.2f %,11.0f %,13.0f %9s %8s %8.2f %9.2f %9s %8.2f %10.2f %8.2f",
-            partitions + " median", "", median(group, "seconds"), median(group, "events_per_second"), median(group, "vmhwm_mb"), "", "",
+        System.out.println(String.format(Locale.ROOT, "%-10s %10s %9.2f %,11.0f %,13.0f %9s %,13.0f %8s %8.2f %9.2f %9s %8.2f %10.2f %8.2f",
+            partitions + " median", "", median(group, "seconds"), median(group, "events_per_second"), median(group, "vmhwm_mb"), "",
+            median(group, "peak_heap_mb"), "",
             median(group, "write_seconds"), median(group, "commit_seconds"), "", median(group, "cpu_seconds"),
             median(group, "main_thread_cpu_seconds"), median(group, "gc_seconds")));
       }
@@ -418,7 +436,9 @@ public final class ChangelogThroughputBench {
       System.out.println("other s = the rest of the wall time: JVM-side startup, consumer group join, fetch, decode, buffering.");
       System.out.println("CPU s = whole worker process; main CPU s = the worker thread alone (polls, decodes, writes, commits):");
       System.out.println("events / main CPU s is the ceiling on an idle machine, whatever else shares the CPU during the run.");
+      System.out.println("peak heap MB = the most heap in use during the run, garbage included (just before a collection).");
     }
+    SideBySide.print(dir, byPartitions);
     try (Stream<Path> files = Files.list(dir)) {
       List<Path> profiles = files.filter(f -> f.getFileName().toString().matches("profile-.*\\.properties")).sorted().toList();
       if (!profiles.isEmpty()) {

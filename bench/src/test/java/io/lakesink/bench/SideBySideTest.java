@@ -1,0 +1,59 @@
+package io.lakesink.bench;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The report's comparison puts the three figures side by side and computes the two ratios. */
+class SideBySideTest {
+  @Test
+  void ratiosAgainstTheFloorAndSpark(@TempDir Path dir) throws Exception {
+    Properties run = props("events", "1000000", "events_per_second", "40000", "seconds", "25", "process_seconds", "26",
+        "main_thread_cpu_seconds", "20", "cpu_seconds", "30", "process_cpu_seconds", "31.5", "gc_seconds", "1", "peak_heap_mb", "700", "vmhwm_mb", "900",
+        "rows", "1000000", "verified", "true");
+    ChangelogThroughputBench.store(props("events", "1000000", "events_per_second", "100000", "seconds", "10",
+        "thread_cpu_seconds", "8", "cpu_seconds", "9", "gc_seconds", "0.5", "peak_heap_mb", "1200", "rows", "1000000",
+        "verified", "true", "event_mb", "640", "decode_seconds", "3", "write_seconds", "7", "files", "5", "flush_rows", "200000",
+        "table_mb", "40"), dir.resolve("floor.properties"));
+    ChangelogThroughputBench.store(props("events", "1000000", "events_per_second", "10000", "query_seconds", "100",
+        "process_seconds", "115", "cpu_seconds", "180", "gc_seconds", "3", "peak_heap_mb", "1500", "vmhwm_mb", "1800",
+        "rows", "999999", "verified", "false"), dir.resolve("spark-p4.properties"));
+
+    String report = capture(() -> SideBySide.print(dir, Map.of("4", List.of(run))));
+
+    // 20 µs per event on the worker thread against the floor's 8 µs; 40k events/s against Spark's 10k.
+    assertTrue(report.contains("worker-thread CPU per event 20.0 µs = 2.50× the floor's 8.0 µs (target ≤ 2×: not met)"), report);
+    assertTrue(report.contains("events/s 4.00× Spark's (target ≥ 5×: not met)"), report);
+    assertTrue(report.contains("999,999 !"), "Spark's failed check is marked: " + report);
+    assertTrue(report.contains("lakesink, 4 partition(s)") && report.contains("floor: 1 thread"), report);
+    assertTrue(report.contains("31.50"), "lakesink's process CPU since JVM start, as Spark's: " + report);
+  }
+
+  private static Properties props(String... kv) {
+    Properties p = new Properties();
+    for (int i = 0; i < kv.length; i += 2) {
+      p.setProperty(kv[i], kv[i + 1]);
+    }
+    return p;
+  }
+
+  private static String capture(Runnable r) {
+    PrintStream out = System.out;
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    System.setOut(new PrintStream(bytes, true, StandardCharsets.UTF_8));
+    try {
+      r.run();
+    } finally {
+      System.setOut(out);
+    }
+    return bytes.toString(StandardCharsets.UTF_8);
+  }
+}
