@@ -209,7 +209,12 @@ final class Commands {
     if (catalog instanceof UnityCatalog unity) {
       try {
         for (CheckResult r : unity.checkConnection()) {
-          System.out.println((r.status() == CheckResult.Status.FAILED ? "FAIL  " : r.status() == CheckResult.Status.PASSED ? "ok    " : "??    ")
+          System.out.println(switch (r.status()) {
+                case FAILED -> "FAIL  ";
+                case PASSED -> "ok    ";
+                case WARNING -> "warn  ";
+                case NOT_VERIFIED -> "??    ";
+              }
               + "catalog: " + r.check() + (r.detail() == null || r.detail().isBlank() ? "" : " — " + r.detail()));
           ok &= r.status() != CheckResult.Status.FAILED;
         }

@@ -209,10 +209,26 @@ public final class UnityCatalog implements TableCatalog {
         results.add(step.getValue().get());
       } catch (LakesinkException e) {
         results.add(CheckResult.failed(step.getKey(), e.getMessage()));
-        break;
+        return results;
       }
     }
+    if (settings.hasWarehouse()) {
+      results.addAll(checkWarehouse());
+    }
     return results;
+  }
+
+  /**
+   * The SQL warehouse steps (with {@code catalog.warehouse_id}): CAN USE, the SQL entitlement,
+   * the create privilege on every schema a current-state object goes to, serverless for
+   * materialized views. A missing grant only warns.
+   */
+  public List<CheckResult> checkWarehouse() {
+    java.util.Set<String> schemas = new java.util.TreeSet<>();
+    schemas.add(settings.schema());
+    currentStates.values().stream().filter(s -> s.options().build() && s.options().schema() != null)
+        .forEach(s -> schemas.add(s.options().schema()));
+    return new WarehouseCheck(settings, warehouse, statements, new PermissionCheck(settings, api, namespace)).run(schemas);
   }
 
   @Override
