@@ -76,9 +76,9 @@ public final class UnityCatalog implements TableCatalog {
     this.api = new UnityApi(settings, sender, credentials, environment.requestTimeout(), redactor);
     this.failures = new Failures(settings, () -> ExternalAccessCheck.metastoreIdOrNull(api));
     this.namespace = new Namespace(settings, api, failures);
-    this.registrar = new TableRegistrar(settings, api, namespace, failures);
     this.warehouse = new Warehouse(settings, api);
     this.statements = new StatementExecution(settings, api, environment);
+    this.registrar = new TableRegistrar(settings, api, namespace, failures, settings.hasWarehouse() ? statements : null);
     this.builder = settings.hasWarehouse() ? new CurrentStateBuilder(settings, api, statements, warehouse) : null;
     this.logged = new LoggedCurrentState(this.currentStates, List.of(settings.catalog(), settings.schema()));
   }

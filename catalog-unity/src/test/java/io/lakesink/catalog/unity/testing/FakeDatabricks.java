@@ -338,6 +338,11 @@ public final class FakeDatabricks implements AutoCloseable {
     return Set.copyOf(grants.getOrDefault("table:" + fullName.toLowerCase(Locale.ROOT) + ":" + principal, Set.of()));
   }
 
+  /** Someone documents the table in Databricks. */
+  public synchronized void setComment(String fullName, String comment) {
+    tables.get(fullName.toLowerCase(Locale.ROOT)).put("comment", comment);
+  }
+
   public synchronized void grantOnTable(String fullName, String principal, String... privileges) {
     grants.computeIfAbsent("table:" + fullName.toLowerCase(Locale.ROOT) + ":" + principal, k -> new LinkedHashSet<>())
         .addAll(List.of(privileges));
