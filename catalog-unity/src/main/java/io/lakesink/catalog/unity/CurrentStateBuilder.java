@@ -3,6 +3,7 @@ package io.lakesink.catalog.unity;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lakesink.catalog.CatalogTable;
 import io.lakesink.catalog.CurrentStateResult;
+import io.lakesink.config.TableNames;
 import io.lakesink.error.LakesinkException;
 import io.lakesink.view.CurrentStateDefinition;
 import io.lakesink.view.CurrentStateKind;
@@ -53,6 +54,9 @@ final class CurrentStateBuilder {
       } else {
         String comment = Json.text(info, "comment");
         if (!CurrentStateDefinition.ours(comment)) {
+          if (formerMergeTable(info, changelog)) {
+            return new CurrentStateResult.Failed(UnityErrors.formerMergeTable(fullName, spec.table()), false);
+          }
           return new CurrentStateResult.Failed(
               UnityErrors.notOurs(fullName, Json.text(info, "table_type"), CurrentStateDefinition.MARKER), false);
         }
@@ -100,6 +104,17 @@ final class CurrentStateBuilder {
     LOG.info("Built {} {} over {} on SQL warehouse {} ({}; key {}):\n{}", wanted.kind().sql().toLowerCase(java.util.Locale.ROOT),
         fullName, wanted.changelogName(), settings.warehouseId(), why, wanted.key(), wanted.statement());
     return CurrentStateResult.UP_TO_DATE;
+  }
+
+  /**
+   * Whether the object is this subscription's own MERGE table from before a switch to the
+   * changelog: an external table where lakesink writes {@code <table>}, beside the changelog.
+   */
+  private static boolean formerMergeTable(JsonNode info, CatalogTable changelog) {
+    String location = Json.text(info, "storage_location");
+    String ours = TableRegistrar.normalize(changelog.location());
+    return location != null && "EXTERNAL".equals(Json.text(info, "table_type")) && ours.endsWith(TableNames.changelog(""))
+        && TableRegistrar.normalize(location).equals(ours.substring(0, ours.length() - TableNames.changelog("").length()));
   }
 
   private static CurrentStateResult failed(String fullName, String problem, boolean warehouseRefused) {

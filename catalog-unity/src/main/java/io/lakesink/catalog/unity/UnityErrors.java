@@ -378,6 +378,14 @@ final class UnityErrors {
         + " schema (subscriptions[].current_state.schema). The changelog keeps being written.";
   }
 
+  static String formerMergeTable(String fullName, String table) {
+    return fullName + " is still this subscription's MERGE table from before it switched to the changelog, so the"
+        + " current-state view cannot take its name. lakesink does not move it yet: keep it under another name with"
+        + " ALTER TABLE " + fullName + " RENAME TO " + fullName + "_PRE_CHANGELOG (its files stay where they are),"
+        + " then the view is built at the next attempt; copy its rows into " + table + "_APPEND if you need the state"
+        + " from before the switch. The changelog keeps being written.";
+  }
+
   static String needsServerless(String warehouseId, String type, boolean serverless) {
     return "SQL warehouse " + warehouseId + " is a " + (serverless ? "serverless " : "") + type
         + " warehouse, and Databricks builds materialized views only on a serverless (or Pro) one: use such a warehouse"
