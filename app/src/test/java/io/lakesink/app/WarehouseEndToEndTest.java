@@ -83,4 +83,22 @@ class WarehouseEndToEndTest {
       assertEquals(1, w.rows("stock").size(), "the changelog was written anyway");
     }
   }
+
+  @Test
+  void withoutPrimaryKeyTheViewIsKeyedOnTheRecordKeyAsMergeIs() throws Exception {
+    try (FakeDatabricks fake = FakeDatabricks.start()) {
+      String topic = SharedKafka.newTopic("wh-keyless", 1);
+      try (KafkaProducer<byte[], byte[]> p = SharedKafka.producer()) {
+        for (int i = 0; i < 4; i++) {
+          SharedKafka.send(p, topic, 0, "{\"id\":" + (i % 2) + "}", ChangelogEndToEndTest.envelope("u", i % 2, "v" + i, 1000 + i));
+        }
+        p.flush();
+      }
+      WorkerHarness w = new WorkerHarness(data).subscribe("- {topic: " + topic + ", table: stock}");
+      WorkerResult result = run(w, fake, warehouse());
+      assertTrue(result.allDelivering(), result.states().toString());
+      String view = fake.table("main.bronze.stock").path("view_definition").asText();
+      assertTrue(view.contains("PARTITION BY `id`"), "deduplicated on the record key's field: " + view);
+    }
+  }
 }
