@@ -81,7 +81,8 @@ final class StatementExecution {
         if (polled.status() >= 500) {
           continue; // the statement runs on; the answer about it failed
         }
-        return refused(polled);
+        // The statement is gone (expired, closed) or no longer ours to see: not the warehouse refusing.
+        return new Outcome.Failed(id, UnityErrors.statementLost(settings.warehouseId(), id, polled.error()), false);
       }
       reply = polled.body();
     }
@@ -110,7 +111,10 @@ final class StatementExecution {
     }
     // 403: no CAN USE or no Databricks SQL access; 404: no such warehouse; 400 about the warehouse: stopped or deleted.
     boolean warehouse = r.status() == 403 || r.status() == 404 || mentionsWarehouse(error.message());
-    return new Outcome.Failed(null, UnityErrors.warehouseRefused(settings.warehouseId(), failuresPrincipal(), error), warehouse);
+    if (!warehouse) {
+      return new Outcome.Failed(null, UnityErrors.statementRejected(settings.warehouseId(), error), false);
+    }
+    return new Outcome.Failed(null, UnityErrors.warehouseRefused(settings.warehouseId(), failuresPrincipal(), error), true);
   }
 
   private String failuresPrincipal() {

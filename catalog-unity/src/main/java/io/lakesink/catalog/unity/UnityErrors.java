@@ -361,6 +361,15 @@ final class UnityErrors {
     return "SQL warehouse " + warehouseId + " refused the statement (" + error.summary() + "): " + fix + ".";
   }
 
+  static String statementRejected(String warehouseId, ApiError error) {
+    return "SQL warehouse " + warehouseId + " did not accept the statement (" + error.summary() + ")";
+  }
+
+  static String statementLost(String warehouseId, String statementId, ApiError error) {
+    return "Statement " + statementId + " on SQL warehouse " + warehouseId + " could no longer be followed ("
+        + error.summary() + "); it is submitted again at the next attempt";
+  }
+
   static String statementFailed(String warehouseId, String state, String code, String message) {
     return "The statement on SQL warehouse " + warehouseId + " ended " + state
         + (code == null ? "" : " with " + code) + (message == null ? "" : ": " + message);

@@ -249,6 +249,16 @@ class CurrentStateBuildTest {
   }
 
   @Test
+  void aStatementThatCanNoLongerBeFollowedIsAFailureNotARefusal() {
+    h.fake.slowStatements(2);
+    h.fake.loseStatements();
+    UnityCatalog catalog = h.catalog(CurrentStateKind.VIEW, Harness.ordersSpec(CurrentStateKind.VIEW));
+    CurrentStateResult.Failed f = assertInstanceOf(CurrentStateResult.Failed.class, registerAndBuild(catalog, Harness.orders()));
+    assertFalse(f.warehouseRefused(), f.reason());
+    assertTrue(f.reason().contains("could no longer be followed (404 RESOURCE_DOES_NOT_EXIST"), f.reason());
+  }
+
+  @Test
   void throttledSubmissionsWaitForRetryAfter() {
     UnityCatalog catalog = h.catalog(CurrentStateKind.VIEW, Harness.ordersSpec(CurrentStateKind.VIEW));
     catalog.register(Harness.orders());

@@ -85,6 +85,7 @@ public final class FakeDatabricks implements AutoCloseable {
   private boolean warehousePermissionsReadable = true;
   private boolean warehouseStopped;
   private int slowPolls;
+  private boolean loseStatements;
 
   private FakeDatabricks(Flavor flavor) throws IOException {
     this.flavor = flavor;
@@ -287,6 +288,11 @@ public final class FakeDatabricks implements AutoCloseable {
   /** Each statement from now on answers PENDING, then RUNNING, for {@code polls} polls before it runs. */
   public synchronized void slowStatements(int polls) {
     slowPolls = polls;
+  }
+
+  /** Statements are forgotten once submitted: polling them answers 404, as for an expired statement. */
+  public synchronized void loseStatements() {
+    loseStatements = true;
   }
 
   /** The next statement fails with this error (as the warehouse reports a failed statement). */
@@ -913,7 +919,7 @@ public final class FakeDatabricks implements AutoCloseable {
 
   private void poll(HttpExchange exchange, String id) throws IOException {
     ObjectNode st = statementsById.get(id);
-    if (st == null) {
+    if (st == null || loseStatements) {
       error(exchange, 404, "RESOURCE_DOES_NOT_EXIST", "Statement " + id + " does not exist.");
       return;
     }
