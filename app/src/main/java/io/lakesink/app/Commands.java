@@ -79,7 +79,7 @@ final class Commands {
     WorkerMetrics metrics = new WorkerMetrics(() -> holder[0] == null ? WorkerStatus.STARTING : holder[0].status());
     DeliveryContext context =
         DeliveryContext.of(config.delivery(), new QuarantineStore(storage)).withHook(hook)
-            .withMetrics(metrics).withCatalog(Pipeline.catalog(config.catalog()));
+            .withMetrics(metrics).withCatalog(Pipeline.catalog(config));
     // Closing the worker commits nothing more but leaves the consumer group, so the partitions
     // move to another member at once instead of after the session timeout.
     try (KafkaWorker worker = Pipeline.worker(config, storage, context);
@@ -205,11 +205,16 @@ final class Commands {
       });
     }
     ok &= step("kafka: reach " + config.kafka().bootstrapServers() + " and find the subscribed topics", () -> KafkaCheck.run(config));
-    TableCatalog catalog = Pipeline.catalog(config.catalog());
+    TableCatalog catalog = Pipeline.catalog(config);
     if (catalog instanceof UnityCatalog unity) {
       try {
         for (CheckResult r : unity.checkConnection()) {
-          System.out.println((r.status() == CheckResult.Status.FAILED ? "FAIL  " : r.status() == CheckResult.Status.PASSED ? "ok    " : "??    ")
+          System.out.println(switch (r.status()) {
+                case FAILED -> "FAIL  ";
+                case PASSED -> "ok    ";
+                case WARNING -> "warn  ";
+                case NOT_VERIFIED -> "??    ";
+              }
               + "catalog: " + r.check() + (r.detail() == null || r.detail().isBlank() ? "" : " — " + r.detail()));
           ok &= r.status() != CheckResult.Status.FAILED;
         }

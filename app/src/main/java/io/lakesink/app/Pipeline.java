@@ -6,7 +6,11 @@ import io.lakesink.delivery.BufferedDelivery;
 import io.lakesink.merge.MergeDelivery;
 import io.lakesink.merge.MergeSettings;
 import io.lakesink.catalog.TableCatalog;
+import io.lakesink.catalog.LoggedCurrentState;
+import io.lakesink.catalog.unity.ClientEnvironment;
 import io.lakesink.catalog.unity.UnityCatalog;
+import io.lakesink.catalog.unity.UnitySettings;
+import io.lakesink.view.CurrentStateSpec;
 import io.lakesink.config.DeliveryMode;
 import io.lakesink.config.Subscription;
 import io.lakesink.config.TableNames;
@@ -28,7 +32,6 @@ import io.lakesink.storage.LocalStorage;
 import io.lakesink.storage.TableStorage;
 import io.lakesink.storage.azure.AzureStorage;
 import io.lakesink.storage.azure.AzureStorageSettings;
-import io.lakesink.view.CurrentStateView;
 import io.delta.kernel.engine.Engine;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -60,17 +63,46 @@ public final class Pipeline {
     return new DeltaTable(engine, storage.tableLocation(s.targetTable()));
   }
 
-  public static TableCatalog catalog(WorkerConfig.CatalogSettings settings) {
-    return switch (settings.type()) {
-      case "unity" -> UnityCatalog.fromSettings(settings.settings());
-      default -> TableCatalog.NONE;
+  /**
+   * The catalog tables are registered in. It also builds each changelog's current-state object
+   * on {@code catalog.warehouse_id}; without a warehouse (or a catalog) it logs the statement
+   * again whenever the changelog's columns change.
+   */
+  public static TableCatalog catalog(WorkerConfig config) {
+    Map<String, CurrentStateSpec> specs = currentStates(config);
+    return switch (config.catalog().type()) {
+      case "unity" -> UnityCatalog.create(UnitySettings.fromConfig(config.catalog().settings()), ClientEnvironment.system(), specs);
+      default -> specs.isEmpty() ? TableCatalog.NONE : new LoggedCurrentState(specs, config.catalog().namespace());
     };
+  }
+
+  /** What each changelog subscription asks of its current-state object, by changelog table name. */
+  static Map<String, CurrentStateSpec> currentStates(WorkerConfig config) {
+    Map<String, CurrentStateSpec> specs = new HashMap<>();
+    for (Subscription s : config.subscriptions()) {
+      if (s.mode() == DeliveryMode.CHANGELOG) {
+        CurrentStateSpec spec = currentState(config, s);
+        specs.put(spec.changelog(), spec);
+      }
+    }
+    return specs;
+  }
+
+  private static CurrentStateSpec currentState(WorkerConfig config, Subscription s) {
+    String table = TableNames.sanitize(s.table());
+    return new CurrentStateSpec(table, s.primaryKey(), s.includeMetadataColumns(), config.catalog().currentStateKind(),
+        config.catalog().currentState(table));
   }
 
   /** The current-state view of a subscription, for logs and {@code lakesink views}. */
   public static String viewSql(WorkerConfig config, Subscription s) {
-    return CurrentStateView.sql(
-        config.catalog().namespace(), TableNames.sanitize(s.table()), s.primaryKey(), s.includeMetadataColumns());
+    return currentState(config, s).definition(config.catalog().namespace(), List.of(), List.of()).manualStatement();
+  }
+
+  /** Whether the worker builds the subscription's current-state object itself (on a warehouse). */
+  static boolean builtOnWarehouse(WorkerConfig config, Subscription s) {
+    return config.catalog().type().equals("unity") && config.catalog().settings().get("warehouse_id") != null
+        && config.catalog().currentState(TableNames.sanitize(s.table())).build();
   }
 
   /**
@@ -119,7 +151,7 @@ public final class Pipeline {
   public static KafkaWorker worker(WorkerConfig config, TableStorage storage, FlushHook hook, Clock clock) {
     return worker(config, storage,
         DeliveryContext.of(config.delivery(), new QuarantineStore(storage)).withHook(hook).withClock(clock)
-            .withCatalog(catalog(config.catalog())));
+            .withCatalog(catalog(config)));
   }
 
   public static KafkaWorker worker(WorkerConfig config, TableStorage storage, DeliveryContext context) {
@@ -132,11 +164,21 @@ public final class Pipeline {
       routes.add(new KafkaWorker.Route(delivery, decoder(s, config, registries)));
       if (s.mode() == DeliveryMode.MERGE) {
         log.info("Subscription {} → {} (merge: the table holds the current state)", s.topic(), storage.tableLocation(s.targetTable()));
+      } else if (!config.catalog().currentState(TableNames.sanitize(s.table())).build()) {
+        log.info("Subscription {} → {} (changelog; current_state.build is false: no current-state object)",
+            s.topic(), storage.tableLocation(s.targetTable()));
+      } else if (builtOnWarehouse(config, s)) {
+        log.info("Subscription {} → {} (changelog); its current-state {} is built on SQL warehouse {}{}",
+            s.topic(), storage.tableLocation(s.targetTable()), config.catalog().currentStateKind().word(),
+            config.catalog().settings().get("warehouse_id"),
+            s.primaryKey().isEmpty() ? ", keyed on the record key (no primary_key configured)" : "");
       } else {
         log.info(
-            "Subscription {} → {} (changelog); current-state view{}:\n{}",
+            "Subscription {} → {} (changelog); current-state view, to run in Databricks (no catalog.warehouse_id){}:\n{}",
             s.topic(), storage.tableLocation(s.targetTable()),
-            s.primaryKey().isEmpty() ? " (no primary_key configured: every non-deleted version is kept)" : "",
+            s.primaryKey().isEmpty()
+                ? " (no primary_key configured: deduplicated on the record key once lakesink saw one, which it logs then)"
+                : "",
             viewSql(config, s));
       }
     }

@@ -3,11 +3,9 @@ package io.lakesink.catalog;
 import io.lakesink.error.ConfigurationException;
 import io.lakesink.error.RetryableException;
 import io.lakesink.error.TableFailureException;
-import io.lakesink.event.Column;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -50,9 +48,13 @@ public final class CatalogSync {
   private final Clock clock;
   private final Executor executor;
   // Executor side.
-  private List<Column> registered; // the columns the catalog last accepted
+  private CatalogTable registered; // the shape the catalog last accepted
   private String problem;
   private Instant nextAttempt = Instant.MIN;
+  private CatalogTable built; // the shape the current-state object was last built (or found) for
+  private String buildProblem;
+  private int buildFailures;
+  private Instant nextBuild = Instant.MIN;
   // Delivery-thread side.
   private CompletableFuture<Outcome> inFlight;
   private CatalogTable waiting; // the latest shape, to register once the call in flight ends
@@ -123,30 +125,67 @@ public final class CatalogSync {
     return result;
   }
 
-  /** One registration attempt; runs on the executor. */
+  /** One registration attempt, then the current-state object over it; runs on the executor. */
   private Outcome sync(CatalogTable table) {
-    if (table.columns().equals(registered) && problem == null) {
-      return new Outcome.InSync();
-    }
-    if (problem != null && clock.instant().isBefore(nextAttempt)) {
-      return new Outcome.Problem(problem);
-    }
-    try {
-      catalog.register(table);
-      if (problem != null) {
-        log.info("Table {} is registered in {} again", name, catalog.describe());
+    if (!table.equals(registered) || problem != null) {
+      if (problem != null && clock.instant().isBefore(nextAttempt)) {
+        return new Outcome.Problem(problem);
       }
-      registered = table.columns();
-      problem = null;
-      return new Outcome.InSync();
-    } catch (TableFailureException e) {
-      return new Outcome.Refused(e);
-    } catch (RetryableException | ConfigurationException e) {
-      problem = "catalog registration failed: " + e.getMessage();
-      nextAttempt = clock.instant().plus(RETRY);
-      log.error("Table {} could not be registered in {} (data keeps being written; retrying in {}): {}",
-          name, catalog.describe(), RETRY, e.getMessage());
-      return new Outcome.Problem(problem);
+      try {
+        catalog.register(table);
+        if (problem != null) {
+          log.info("Table {} is registered in {} again", name, catalog.describe());
+        }
+        registered = table;
+        problem = null;
+      } catch (TableFailureException e) {
+        return new Outcome.Refused(e);
+      } catch (RetryableException | ConfigurationException e) {
+        problem = "catalog registration failed: " + e.getMessage();
+        nextAttempt = clock.instant().plus(RETRY);
+        log.error("Table {} could not be registered in {} (data keeps being written; retrying in {}): {}",
+            name, catalog.describe(), RETRY, e.getMessage());
+        return new Outcome.Problem(problem);
+      }
     }
+    return currentState(table);
+  }
+
+  /**
+   * The current-state object over the table, built when the table's shape changed or a failed
+   * build is due again ({@link RetrySchedule}); a new shape does not jump the schedule, so a
+   * warehouse that refused is asked again only after the hour.
+   */
+  private Outcome currentState(CatalogTable table) {
+    Instant now = clock.instant();
+    if (buildProblem == null && table.equals(built)) {
+      return new Outcome.InSync();
+    }
+    if (buildProblem != null && now.isBefore(nextBuild)) {
+      return new Outcome.Problem(describeBuildProblem());
+    }
+    CurrentStateResult result = catalog.buildCurrentState(table);
+    if (result instanceof CurrentStateResult.Failed f) {
+      buildFailures++;
+      Duration wait = RetrySchedule.after(buildFailures, f.warehouseRefused());
+      nextBuild = now.plus(wait);
+      buildProblem = f.reason();
+      log.error("The current-state object over {} is not built (data keeps being written; attempt {} failed, next in {}): {}",
+          name, buildFailures, wait, f.reason());
+      return new Outcome.Problem(describeBuildProblem());
+    }
+    if (buildProblem != null) {
+      log.info("The current-state object over {} is built again after {} failed attempts", name, buildFailures);
+    }
+    built = table;
+    buildProblem = null;
+    buildFailures = 0;
+    return new Outcome.InSync();
+  }
+
+  /** For status: the reason, how many attempts failed and when the next one is. */
+  private String describeBuildProblem() {
+    return "current-state object not built: " + buildProblem + " (attempt " + buildFailures + " failed; next attempt at "
+        + nextBuild + ")";
   }
 }

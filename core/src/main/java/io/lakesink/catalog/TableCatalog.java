@@ -30,6 +30,15 @@ public interface TableCatalog extends AutoCloseable {
    */
   void register(CatalogTable table);
 
+  /**
+   * Builds, or brings up to date, the current-state object (view or materialized view) over a
+   * changelog table once it is registered. Never throws: a failure is a {@link
+   * CurrentStateResult.Failed} that degrades the table while its data keeps flowing.
+   */
+  default CurrentStateResult buildCurrentState(CatalogTable changelog) {
+    return CurrentStateResult.NOT_MANAGED;
+  }
+
   /** A short description for logs and status, without secrets. */
   String describe();
 

@@ -70,6 +70,8 @@ public abstract class BufferedDelivery implements TableDelivery {
   private long rowsDelivered;
   private long nextCatalogRetry;
   private boolean catalogPending;
+  /** The record key's fields of the last committed event that had one: the view's key without a primary key. */
+  private List<String> recordKey = List.of();
   /** While degraded, how often the catalog registration is looked at again. */
   static final Duration CATALOG_RECHECK = Duration.ofSeconds(10);
   /** After a flush gave up on a transient failure: not before this time again. */
@@ -110,7 +112,7 @@ public abstract class BufferedDelivery implements TableDelivery {
     }
     try {
       table.columns().ifPresent(columns ->
-          catalog.tableChanged(new CatalogTable(tableName(), table.location(), columns, table.partitionColumns())));
+          catalog.tableChanged(new CatalogTable(tableName(), table.location(), columns, table.partitionColumns(), recordKey)));
       catalogPending = false;
     } catch (TableFailureException e) {
       fail(e);
@@ -291,6 +293,13 @@ public abstract class BufferedDelivery implements TableDelivery {
     lastCommitAt = clock.instant();
     rowsDelivered += events;
     stored.putAll(committed);
+    List<ChangeEvent> written = buffer.events();
+    for (int i = written.size() - 1; i >= 0; i--) {
+      if (!written.get(i).recordKeyFields().isEmpty()) {
+        recordKey = List.copyOf(written.get(i).recordKeyFields());
+        break;
+      }
+    }
     buffer.clear();
     syncCatalog();
     return committed;

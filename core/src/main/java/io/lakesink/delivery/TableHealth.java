@@ -38,10 +38,15 @@ final class TableHealth {
     return state instanceof DeliveryState.Degraded;
   }
 
-  /** Data flows, but something built over it lags; the first reason is kept until it clears. */
+  /**
+   * Data flows, but something built over it lags. A newer reason replaces the older one (it says
+   * when the next attempt is), keeping the time the table first became degraded.
+   */
   void degrade(String reason) {
     if (state instanceof DeliveryState.Healthy) {
       state = new DeliveryState.Degraded(reason, clock.instant());
+    } else if (state instanceof DeliveryState.Degraded d && !d.reason().equals(reason)) {
+      state = new DeliveryState.Degraded(reason, d.since());
     }
   }
 

@@ -22,6 +22,16 @@ public final class CurrentStateView {
    * @param includeMetadataColumns whether {@code __op} and {@code __ts_ms} stay visible
    */
   public static String sql(List<String> namespace, String table, List<String> key, boolean includeMetadataColumns) {
+    return "CREATE OR REPLACE VIEW " + qualified(namespace, table) + " AS\n"
+        + query(qualified(namespace, TableNames.changelog(table)), key, includeMetadataColumns) + ";";
+  }
+
+  /**
+   * The view's query over a changelog: the latest change of each key, deleted keys hidden.
+   *
+   * @param changelog the changelog table's name, already quoted and qualified
+   */
+  public static String query(String changelog, List<String> key, boolean includeMetadataColumns) {
     List<String> hidden = new ArrayList<>();
     if (!includeMetadataColumns) {
       hidden.add(ChangelogColumns.OP);
@@ -30,17 +40,13 @@ public final class CurrentStateView {
     hidden.addAll(
         List.of(ChangelogColumns.DELETED, ChangelogColumns.PARTITION, ChangelogColumns.OFFSET, ChangelogColumns.INGEST_DATE));
     String except = hidden.stream().map(CurrentStateView::quote).collect(Collectors.joining(", "));
-    String view = qualified(namespace, table);
-    String changelog = qualified(namespace, TableNames.changelog(table));
     String deleted = quote(ChangelogColumns.DELETED);
     if (key.isEmpty()) {
-      return "CREATE OR REPLACE VIEW " + view + " AS\n"
-          + "SELECT * EXCEPT (" + except + ") FROM " + changelog + "\n"
-          + "WHERE NOT " + deleted + ";";
+      return "SELECT * EXCEPT (" + except + ") FROM " + changelog + "\n"
+          + "WHERE NOT " + deleted;
     }
     String partitionBy = key.stream().map(CurrentStateView::quote).collect(Collectors.joining(", "));
-    return "CREATE OR REPLACE VIEW " + view + " AS\n"
-        + "SELECT * EXCEPT (" + except + ") FROM (\n"
+    return "SELECT * EXCEPT (" + except + ") FROM (\n"
         + "  SELECT * FROM " + changelog + "\n"
         + "  QUALIFY ROW_NUMBER() OVER (\n"
         + "    PARTITION BY " + partitionBy + "\n"
@@ -49,7 +55,7 @@ public final class CurrentStateView {
         + quote(ChangelogColumns.OFFSET) + " DESC NULLS LAST\n"
         + "  ) = 1\n"
         + ")\n"
-        + "WHERE NOT " + deleted + ";";
+        + "WHERE NOT " + deleted;
   }
 
   /** A Databricks SQL identifier: backquoted, backquotes doubled. */
@@ -57,7 +63,8 @@ public final class CurrentStateView {
     return "`" + identifier.replace("`", "``") + "`";
   }
 
-  private static String qualified(List<String> namespace, String name) {
+  /** {@code `a`.`b`.`c`}: each part quoted. */
+  public static String qualified(List<String> namespace, String name) {
     List<String> parts = new ArrayList<>(namespace);
     parts.add(name);
     return parts.stream().map(CurrentStateView::quote).collect(Collectors.joining("."));

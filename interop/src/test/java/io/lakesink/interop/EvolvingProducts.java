@@ -43,7 +43,12 @@ final class EvolvingProducts {
 
   /** Phase 1, narrow schema: id, name, updated_at. */
   void producePhase1(String bootstrapServers) {
-    try (TopicWriter w = new TopicWriter(bootstrapServers, TOPIC)) {
+    producePhase1(bootstrapServers, TOPIC);
+  }
+
+  /** Phase 1 into another topic (the same stream for a second subscription). */
+  void producePhase1(String bootstrapServers, String topic) {
+    try (TopicWriter w = new TopicWriter(bootstrapServers, topic)) {
       send(w, "r", new Product(1, "kettle", Instant.ofEpochSecond(T0 / 1000, 1_000), null, null), false, false);
       send(w, "r", new Product(2, "toaster", BEFORE_EPOCH, null, null), false, false);
       send(w, "r", new Product(3, "mixer", null, null, null), false, false);
@@ -53,7 +58,11 @@ final class EvolvingProducts {
 
   /** Phase 2, wider schema: the two new optional columns at the end of the row. */
   void producePhase2(String bootstrapServers) {
-    try (TopicWriter w = new TopicWriter(bootstrapServers, TOPIC)) {
+    producePhase2(bootstrapServers, TOPIC);
+  }
+
+  void producePhase2(String bootstrapServers, String topic) {
+    try (TopicWriter w = new TopicWriter(bootstrapServers, topic)) {
       send(w, "u", new Product(1, "kettle", Instant.ofEpochSecond(T0 / 1000 + 3600, 250_000), new BigDecimal("19.99"), true), true, false);
       send(w, "c", new Product(4, "grinder", Instant.ofEpochSecond(T0 / 1000 + 7200), null, false), true, false);
       send(w, "d", new Product(3, "mixer", null, null, null), true, true);

@@ -65,7 +65,11 @@ record ConfigFile(
       @JsonFormat(with = JsonFormat.Feature.ACCEPT_SINGLE_VALUE_AS_ARRAY) List<String> primaryKey,
       String format,
       Boolean includeMetadataColumns,
-      List<ColumnSection> columns) {}
+      List<ColumnSection> columns,
+      CurrentStateSection currentState) {}
+
+  /** A subscription's {@code current_state: {build, schema, refresh_lag}}. */
+  record CurrentStateSection(Boolean build, String schema, String refreshLag) {}
 
   /** One column of a mapping: {@code {source, name, cast, primary_key}}, or just the source name. */
   record ColumnSection(String source, String name, String cast, Boolean primaryKey) {
@@ -91,7 +95,9 @@ record ConfigFile(
       String clientSecret,
       String catalog,
       String schema,
-      Boolean allowUnauthenticatedLocalServer) {
+      Boolean allowUnauthenticatedLocalServer,
+      String warehouseId,
+      String currentState) {
     @Override
     public String toString() {
       return "CatalogSection";

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import io.lakesink.app.config.ConfigFile.CatalogSection;
 import io.lakesink.app.config.ConfigFile.ColumnSection;
+import io.lakesink.app.config.ConfigFile.CurrentStateSection;
 import io.lakesink.app.config.ConfigFile.DeliverySection;
 import io.lakesink.app.config.ConfigFile.KafkaSection;
 import io.lakesink.app.config.ConfigFile.RegistrySection;
@@ -26,6 +27,8 @@ import io.lakesink.event.ColumnType;
 import io.lakesink.kafka.avro.SchemaRegistrySettings;
 import io.lakesink.mapping.ColumnRule;
 import io.lakesink.merge.MergeSettings;
+import io.lakesink.view.CurrentStateOptions;
+import io.lakesink.view.RefreshSchedule;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -80,8 +83,9 @@ final class ConfigValidator {
       }
     }
     DeliverySection delivery = f.delivery() == null ? new DeliverySection(null, null, null, null, null) : f.delivery();
+    WorkerConfig.CatalogSettings catalog = catalog(f.catalog()).withCurrentState(currentStates(f.subscriptions(), f.catalog()));
     return new WorkerConfig(kafka(f.kafka()), storage(f.storage()), flushPolicy(delivery), subscriptions, registry,
-        catalog(f.catalog()), status(f.status()), merge(delivery), maxBufferBytes(delivery));
+        catalog, status(f.status()), merge(delivery), maxBufferBytes(delivery));
   }
 
   // ---------------------------------------------------------------- sections
@@ -218,6 +222,8 @@ final class ConfigValidator {
     put(all, "catalog", c.catalog());
     put(all, "schema", c.schema());
     put(all, "allow_unauthenticated_local_server", c.allowUnauthenticatedLocalServer());
+    put(all, "warehouse_id", c.warehouseId());
+    put(all, "current_state", c.currentState());
     String type = c.type() == null ? "none" : c.type();
     return switch (type) {
       case "none" -> {
@@ -288,6 +294,48 @@ final class ConfigValidator {
     }
     refuseTableCollisions(subs);
     return subs;
+  }
+
+  /**
+   * Each subscription's {@code current_state:} section. {@code schema} and {@code refresh_lag}
+   * only mean something where lakesink builds (or prints) a Unity Catalog object, and {@code
+   * refresh_lag} only for a materialized view: set anywhere else they are refused, never ignored.
+   */
+  private Map<String, CurrentStateOptions> currentStates(List<SubscriptionSection> list, CatalogSection catalog) {
+    Map<String, CurrentStateOptions> options = new HashMap<>();
+    boolean unity = catalog != null && "unity".equals(catalog.type());
+    boolean materialized = catalog != null && "materialized_view".equals(catalog.currentState());
+    for (int i = 0; i < list.size(); i++) {
+      CurrentStateSection c = list.get(i).currentState();
+      if (c == null) {
+        continue;
+      }
+      String at = "subscriptions[" + i + "].current_state";
+      String schema = null;
+      if (c.schema() != null) {
+        schema = nonBlank(c.schema(), at + ".schema", "name an existing schema of the catalog, or leave schema out");
+        if (!unity) {
+          throw invalid(at + ".schema", "only applies with catalog.type: unity", "remove it, or register the tables in Unity Catalog");
+        }
+        if (schema.chars().anyMatch(ch -> ch == '.' || ch == '/' || ch == '`' || Character.isWhitespace(ch))) {
+          throw invalid(at + ".schema", "is '" + schema + "'", "name a schema of the catalog: no periods, slashes, backquotes or spaces");
+        }
+      }
+      Duration lag = CurrentStateOptions.DEFAULT_REFRESH_LAG;
+      if (c.refreshLag() != null) {
+        if (!materialized) {
+          throw invalid(at + ".refresh_lag", "only applies to materialized views",
+              "remove it, or set catalog.current_state: materialized_view");
+        }
+        lag = duration(c.refreshLag(), at + ".refresh_lag");
+        if (!RefreshSchedule.representable(lag)) {
+          throw invalid(at + ".refresh_lag", "is '" + c.refreshLag() + "', which no Databricks refresh schedule keeps",
+              "use whole minutes under an hour (1m to 59m) or whole hours (1h, 2h, …)");
+        }
+      }
+      options.put(TableNames.sanitize(list.get(i).table()), new CurrentStateOptions(c.build() == null || c.build(), schema, lag));
+    }
+    return options;
   }
 
   private List<ColumnRule> columns(List<ColumnSection> list, String subscription, String topic) {

@@ -4,6 +4,8 @@ import io.lakesink.config.Subscription;
 import io.lakesink.delivery.FlushPolicy;
 import io.lakesink.kafka.avro.SchemaRegistrySettings;
 import io.lakesink.merge.MergeSettings;
+import io.lakesink.view.CurrentStateKind;
+import io.lakesink.view.CurrentStateOptions;
 import java.util.List;
 import java.util.Map;
 
@@ -34,9 +36,33 @@ public record WorkerConfig(
    * @param settings every key under {@code catalog:}, for the catalog module to read (may hold
    *     the client secret: never logged)
    * @param namespace catalog and schema that qualify names in view SQL; empty for none
+   * @param currentState each subscription's {@code current_state:} settings, by sanitized table
+   *     name (a subscription without the section is absent: {@link CurrentStateOptions#DEFAULT})
    */
-  public record CatalogSettings(String type, Map<String, String> settings, List<String> namespace) {
+  public record CatalogSettings(
+      String type, Map<String, String> settings, List<String> namespace, Map<String, CurrentStateOptions> currentState) {
     public static final CatalogSettings NONE = new CatalogSettings("none", Map.of(), List.of());
+
+    public CatalogSettings {
+      currentState = Map.copyOf(currentState);
+    }
+
+    public CatalogSettings(String type, Map<String, String> settings, List<String> namespace) {
+      this(type, settings, namespace, Map.of());
+    }
+
+    /** What {@code catalog.current_state} says current-state objects are built as. */
+    public CurrentStateKind currentStateKind() {
+      return "materialized_view".equals(settings.get("current_state")) ? CurrentStateKind.MATERIALIZED_VIEW : CurrentStateKind.VIEW;
+    }
+
+    public CurrentStateOptions currentState(String sanitizedTable) {
+      return currentState.getOrDefault(sanitizedTable, CurrentStateOptions.DEFAULT);
+    }
+
+    public CatalogSettings withCurrentState(Map<String, CurrentStateOptions> options) {
+      return new CatalogSettings(type, settings, namespace, options);
+    }
 
     @Override
     public String toString() {

@@ -13,6 +13,8 @@ public record CheckResult(String check, Status status, String detail) {
     PASSED,
     /** The workspace does not let us find out (e.g. permissions not readable): not a failure. */
     NOT_VERIFIED,
+    /** Something optional is missing (a grant only the current-state view needs): the data still flows. */
+    WARNING,
     FAILED
   }
 
@@ -22,6 +24,10 @@ public record CheckResult(String check, Status status, String detail) {
 
   static CheckResult notVerified(String check, String detail) {
     return new CheckResult(check, Status.NOT_VERIFIED, detail);
+  }
+
+  static CheckResult warning(String check, String detail) {
+    return new CheckResult(check, Status.WARNING, detail);
   }
 
   static CheckResult failed(String check, String detail) {

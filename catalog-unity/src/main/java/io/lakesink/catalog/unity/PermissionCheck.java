@@ -74,7 +74,7 @@ final class PermissionCheck {
   }
 
   /** The privileges held on a securable (all pages), or empty when they cannot be read. */
-  private Optional<Set<String>> effective(String securableType, String fullName) {
+  Optional<Set<String>> effective(String securableType, String fullName) {
     Set<String> privileges = new HashSet<>();
     String pageToken = null;
     do {

@@ -25,12 +25,14 @@ final class TableRegistrar {
   private final UnityApi api;
   private final Namespace namespace;
   private final Failures failures;
+  private final StatementExecution statements; // null without a warehouse
 
-  TableRegistrar(UnitySettings settings, UnityApi api, Namespace namespace, Failures failures) {
+  TableRegistrar(UnitySettings settings, UnityApi api, Namespace namespace, Failures failures, StatementExecution statements) {
     this.settings = settings;
     this.api = api;
     this.namespace = namespace;
     this.failures = failures;
+    this.statements = statements;
   }
 
   void register(CatalogTable table) {
@@ -38,6 +40,8 @@ final class TableRegistrar {
     String fullName = namespace.fullSchemaName() + "." + table.name();
     String path = "/tables/" + UnityApi.segment(fullName);
     List<RegisteredColumn> ours = ColumnInfos.expected(table);
+    boolean repaired = false;
+    KeptAttributes kept = KeptAttributes.NONE;
     for (int round = 1; round <= ROUNDS; round++) {
       ApiResponse existing = api.get(path);
       if (existing.ok()) {
@@ -53,21 +57,30 @@ final class TableRegistrar {
             return;
           }
           case STALE -> {
+            if (statements != null && !repaired) {
+              // In place: the entry keeps its id, grants, tags, comment and lineage.
+              repaired = true;
+              if (repair(fullName, diff)) {
+                continue; // read it again: the repair must have brought the columns
+              }
+            }
+            kept = KeptAttributes.read(api, fullName, existing.body());
             LOG.info(
-                "Re-registering {} ({}): Unity Catalog cannot change columns, so the entry is deleted and"
-                    + " created again at {}; the data stays in place",
-                fullName, diff.description(), table.location());
+                "Re-registering {} ({}): Unity Catalog cannot change columns over REST, so the entry is deleted and"
+                    + " created again at {}; the data stays in place, {}",
+                fullName, diff.description(), table.location(), kept.describe());
             delete(fullName, path);
           }
         }
       } else if (!absent(existing)) {
         throw failures.forTable(existing, "to read table " + fullName, schemaGrant(Grants.USE_SCHEMA), fullName);
       }
-      ApiResponse created = api.post("/tables", body(table));
+      ApiResponse created = api.post("/tables", kept.addComment(body(table)));
       if (created.ok()) {
         LOG.info(
             "Registered {} in Unity Catalog as an external Delta table at {} ({} columns)",
             fullName, table.location(), table.columns().size());
+        kept.reapply(api, fullName);
         return;
       }
       if (!alreadyExists(created)) {
@@ -77,6 +90,36 @@ final class TableRegistrar {
       LOG.info("{} was registered by someone else meanwhile; checking it again", fullName);
     }
     throw UnityErrors.keepsChanging(fullName, ROUNDS);
+  }
+
+  /**
+   * {@code REPAIR TABLE … SYNC METADATA} on the warehouse: Databricks reads the columns from the
+   * Delta log into the existing entry. False when the warehouse could not do it (the caller then
+   * re-creates the entry, keeping grants and comment).
+   */
+  private boolean repair(String fullName, ColumnDiff diff) {
+    String statement = "REPAIR TABLE " + quoted(fullName) + " SYNC METADATA";
+    try {
+      StatementExecution.Outcome outcome = statements.execute(statement);
+      if (outcome instanceof StatementExecution.Outcome.Failed f) {
+        LOG.warn("{} could not be updated in place ({}): {}; re-creating the entry instead", fullName, statement, f.error());
+        return false;
+      }
+    } catch (io.lakesink.error.LakesinkException e) {
+      LOG.warn("{} could not be updated in place ({}): {}; re-creating the entry instead", fullName, statement, e.getMessage());
+      return false;
+    }
+    LOG.info("Updated {} in place with {} on SQL warehouse {} ({}): its id, grants, tags, comment and lineage stay",
+        fullName, statement, settings.warehouseId(), diff.description());
+    return true;
+  }
+
+  private static String quoted(String fullName) {
+    StringBuilder s = new StringBuilder();
+    for (String part : fullName.split("\\.")) {
+      s.append(s.length() == 0 ? "" : ".").append('`').append(part.replace("`", "``")).append('`');
+    }
+    return s.toString();
   }
 
   private void requireOurs(String fullName, JsonNode info, String ourLocation) {

@@ -45,6 +45,20 @@ final class UnityApi {
     return call("DELETE", path, null);
   }
 
+  ApiResponse patch(String path, JsonNode body) {
+    return call("PATCH", path, body);
+  }
+
+  /**
+   * A call outside Unity Catalog's base path (SQL warehouses, statements, permissions), with the
+   * same token, renewal and throttling.
+   *
+   * @param apiPath from the workspace root, e.g. {@code /api/2.0/sql/statements}
+   */
+  ApiResponse workspace(String method, String apiPath, JsonNode body) {
+    return send(method, apiPath, apiPath, body);
+  }
+
   /** Makes sure a token can be had now (for the connection test). */
   void authenticate() {
     credentials.renew();
@@ -61,7 +75,12 @@ final class UnityApi {
   }
 
   private ApiResponse call(String method, String path, JsonNode body) {
-    String what = method + " " + path;
+    return send(method, BASE_PATH + path, path, body);
+  }
+
+  /** @param shown the path as messages show it (Unity Catalog paths without the base) */
+  private ApiResponse send(String method, String path, String shown, JsonNode body) {
+    String what = method + " " + shown;
     HttpReply reply = sender.send(() -> request(method, path, body), what);
     if (reply.status() == 401) {
       ApiError first = ApiError.parse(401, reply.body(), redactor);
@@ -81,7 +100,7 @@ final class UnityApi {
 
   private HttpRequest request(String method, String path, JsonNode body) {
     HttpRequest.Builder builder =
-        HttpRequest.newBuilder(URI.create(settings.workspaceUrl() + BASE_PATH + path))
+        HttpRequest.newBuilder(URI.create(settings.workspaceUrl() + path))
             .timeout(timeout)
             .header("Accept", "application/json")
             .header("User-Agent", "lakesink");

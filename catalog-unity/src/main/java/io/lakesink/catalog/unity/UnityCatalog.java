@@ -2,7 +2,10 @@ package io.lakesink.catalog.unity;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lakesink.catalog.CatalogTable;
+import io.lakesink.catalog.CurrentStateResult;
+import io.lakesink.catalog.LoggedCurrentState;
 import io.lakesink.catalog.TableCatalog;
+import io.lakesink.view.CurrentStateSpec;
 import io.lakesink.error.LakesinkException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -39,9 +42,15 @@ public final class UnityCatalog implements TableCatalog {
   private final TableRegistrar registrar;
   private final Failures failures;
   private final Supplier<URI> tokenEndpoint;
+  private final Map<String, CurrentStateSpec> currentStates;
+  private final CurrentStateBuilder builder; // null without a warehouse
+  private final LoggedCurrentState logged;
+  private final Warehouse warehouse;
+  private final StatementExecution statements;
 
-  private UnityCatalog(UnitySettings settings, ClientEnvironment environment) {
+  private UnityCatalog(UnitySettings settings, ClientEnvironment environment, Map<String, CurrentStateSpec> currentStates) {
     this.settings = settings;
+    this.currentStates = Map.copyOf(currentStates);
     Redactor redactor = new Redactor(settings.clientId(), settings.clientSecret());
     HttpClient client =
         HttpClient.newBuilder()
@@ -67,7 +76,11 @@ public final class UnityCatalog implements TableCatalog {
     this.api = new UnityApi(settings, sender, credentials, environment.requestTimeout(), redactor);
     this.failures = new Failures(settings, () -> ExternalAccessCheck.metastoreIdOrNull(api));
     this.namespace = new Namespace(settings, api, failures);
-    this.registrar = new TableRegistrar(settings, api, namespace, failures);
+    this.warehouse = new Warehouse(settings, api);
+    this.statements = new StatementExecution(settings, api, environment);
+    this.registrar = new TableRegistrar(settings, api, namespace, failures, settings.hasWarehouse() ? statements : null);
+    this.builder = settings.hasWarehouse() ? new CurrentStateBuilder(settings, api, statements, warehouse) : null;
+    this.logged = new LoggedCurrentState(this.currentStates, List.of(settings.catalog(), settings.schema()));
   }
 
   /** From the YAML {@code catalog:} section ({@code type: unity}); see {@link UnitySettings#fromConfig}. */
@@ -81,7 +94,16 @@ public final class UnityCatalog implements TableCatalog {
 
   /** With another clock, sleeper or jitter source (tests). */
   public static UnityCatalog create(UnitySettings settings, ClientEnvironment environment) {
-    return new UnityCatalog(settings, environment);
+    return new UnityCatalog(settings, environment, Map.of());
+  }
+
+  /**
+   * @param currentStates each changelog subscription's current-state wishes, by changelog table
+   *     name: built on {@code catalog.warehouse_id}, or their statements logged without one
+   */
+  public static UnityCatalog create(
+      UnitySettings settings, ClientEnvironment environment, Map<String, CurrentStateSpec> currentStates) {
+    return new UnityCatalog(settings, environment, currentStates);
   }
 
   public UnitySettings settings() {
@@ -91,6 +113,15 @@ public final class UnityCatalog implements TableCatalog {
   @Override
   public void register(CatalogTable table) {
     registrar.register(table);
+  }
+
+  @Override
+  public CurrentStateResult buildCurrentState(CatalogTable changelog) {
+    CurrentStateSpec spec = currentStates.get(changelog.name());
+    if (spec == null || !spec.options().build()) {
+      return CurrentStateResult.NOT_MANAGED;
+    }
+    return builder == null ? logged.buildCurrentState(changelog) : builder.build(changelog, spec);
   }
 
   @Override
@@ -178,10 +209,26 @@ public final class UnityCatalog implements TableCatalog {
         results.add(step.getValue().get());
       } catch (LakesinkException e) {
         results.add(CheckResult.failed(step.getKey(), e.getMessage()));
-        break;
+        return results;
       }
     }
+    if (settings.hasWarehouse()) {
+      results.addAll(checkWarehouse());
+    }
     return results;
+  }
+
+  /**
+   * The SQL warehouse steps (with {@code catalog.warehouse_id}): CAN USE, the SQL entitlement,
+   * the create privilege on every schema a current-state object goes to, serverless for
+   * materialized views. A missing grant only warns.
+   */
+  public List<CheckResult> checkWarehouse() {
+    java.util.Set<String> schemas = new java.util.TreeSet<>();
+    schemas.add(settings.schema());
+    currentStates.values().stream().filter(s -> s.options().build() && s.options().schema() != null)
+        .forEach(s -> schemas.add(s.options().schema()));
+    return new WarehouseCheck(settings, warehouse, statements, new PermissionCheck(settings, api, namespace)).run(schemas);
   }
 
   @Override

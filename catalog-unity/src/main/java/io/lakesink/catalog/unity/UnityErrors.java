@@ -341,4 +341,72 @@ final class UnityErrors {
             + " times in a row (another replica registering it at the same time?); trying again later.",
         null);
   }
+
+  // ---- SQL warehouse and current-state objects (reasons for a degraded table) ----------------
+
+  /** The PATCH that gives the service principal CAN USE on the warehouse. */
+  static String canUseGrant(String warehouseId, String principal) {
+    return "PATCH /api/2.0/permissions/warehouses/" + warehouseId
+        + " {\"access_control_list\":[{\"service_principal_name\":\"" + principal + "\",\"permission_level\":\"CAN_USE\"}]}"
+        + " (or SQL Warehouses → the warehouse → Permissions → Can use)";
+  }
+
+  static String warehouseRefused(String warehouseId, String principal, ApiError error) {
+    String fix = switch (error.status()) {
+      case 403 -> "give service principal " + principal + " CAN USE on the warehouse (" + canUseGrant(warehouseId, principal)
+          + ") and the Databricks SQL access entitlement (Settings → Identity and access → Service principals → Entitlements)";
+      case 404 -> "check catalog.warehouse_id: no warehouse " + warehouseId + " is visible to service principal " + principal;
+      default -> "start the warehouse, or set catalog.warehouse_id to one that runs";
+    };
+    return "SQL warehouse " + warehouseId + " refused the statement (" + error.summary() + "): " + fix + ".";
+  }
+
+  static String statementRejected(String warehouseId, ApiError error) {
+    return "SQL warehouse " + warehouseId + " did not accept the statement (" + error.summary() + ")";
+  }
+
+  static String statementLost(String warehouseId, String statementId, ApiError error) {
+    return "Statement " + statementId + " on SQL warehouse " + warehouseId + " could no longer be followed ("
+        + error.summary() + "); it is submitted again at the next attempt";
+  }
+
+  static String statementFailed(String warehouseId, String state, String code, String message) {
+    return "The statement on SQL warehouse " + warehouseId + " ended " + state
+        + (code == null ? "" : " with " + code) + (message == null ? "" : ": " + message);
+  }
+
+  static String statementTimedOut(String warehouseId, Duration deadline) {
+    return "The statement on SQL warehouse " + warehouseId + " did not finish within " + deadline.toMinutes()
+        + " minutes and was cancelled: a busy or starting warehouse; it is tried again later";
+  }
+
+  static String notOurs(String fullName, String kind, String marker) {
+    return "Unity Catalog already has " + (kind == null ? "an object" : "a " + kind) + " " + fullName
+        + " that lakesink did not build (its comment does not start with " + marker + "), so it is left untouched"
+        + " and the current-state view is not built: rename or drop it, or point the subscription's view to another"
+        + " schema (subscriptions[].current_state.schema). The changelog keeps being written.";
+  }
+
+  static String formerMergeTable(String fullName, String table) {
+    return fullName + " is still this subscription's MERGE table from before it switched to the changelog, so the"
+        + " current-state view cannot take its name. lakesink does not move it yet: keep it under another name with"
+        + " ALTER TABLE " + fullName + " RENAME TO " + fullName + "_PRE_CHANGELOG (its files stay where they are),"
+        + " then the view is built at the next attempt; copy its rows into " + table + "_APPEND if you need the state"
+        + " from before the switch. The changelog keeps being written.";
+  }
+
+  static String needsServerless(String warehouseId, String type, boolean serverless) {
+    return "SQL warehouse " + warehouseId + " is a " + (serverless ? "serverless " : "") + type
+        + " warehouse, and Databricks builds materialized views only on a serverless (or Pro) one: use such a warehouse"
+        + " in catalog.warehouse_id, or set catalog.current_state: view";
+  }
+
+  static String viewSchemaMissing(String catalog, String schema) {
+    return "Schema " + catalog + "." + schema + " of the current-state view does not exist: create it, or change"
+        + " subscriptions[].current_state.schema";
+  }
+
+  static String currentStateFailed(String fullName, String problem) {
+    return "Building " + fullName + " failed: " + problem;
+  }
 }

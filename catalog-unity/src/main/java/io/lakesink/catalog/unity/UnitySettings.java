@@ -1,5 +1,6 @@
 package io.lakesink.catalog.unity;
 
+import io.lakesink.view.CurrentStateKind;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.ArrayList;
@@ -22,6 +23,9 @@ import java.util.TreeSet;
  * @param schema existing schema in that catalog ({@code catalog.schema}); never created
  * @param allowUnauthenticatedLocalServer development only: talk to an open-source Unity Catalog
  *     server on this machine without any credentials ({@code catalog.allow_unauthenticated_local_server})
+ * @param warehouseId the SQL warehouse that builds current-state views ({@code
+ *     catalog.warehouse_id}); null: the statements are only logged
+ * @param currentState what current-state objects are built as ({@code catalog.current_state})
  */
 public record UnitySettings(
     String workspaceUrl,
@@ -29,7 +33,9 @@ public record UnitySettings(
     String clientSecret,
     String catalog,
     String schema,
-    boolean allowUnauthenticatedLocalServer) {
+    boolean allowUnauthenticatedLocalServer,
+    String warehouseId,
+    CurrentStateKind currentState) {
 
   /** The value of {@code catalog.type} this module serves. */
   public static final String TYPE = "unity";
@@ -38,7 +44,9 @@ public record UnitySettings(
   public static final Set<String> KEYS =
       Set.of(
           "type", "workspace_url", "client_id", "client_secret", "catalog", "schema",
-          "allow_unauthenticated_local_server");
+          "allow_unauthenticated_local_server", "warehouse_id", "current_state");
+  /** A warehouse id as Databricks shows it (hex digits); nothing that could change a URL path. */
+  private static final java.util.regex.Pattern WAREHOUSE_ID = java.util.regex.Pattern.compile("[A-Za-z0-9]{1,64}");
 
   private static final Set<String> LOOPBACK = Set.of("localhost", "127.0.0.1", "[::1]", "::1");
   private static final Set<String> LOCAL_SERVER_HOSTS = Set.of("localhost", "127.0.0.1");
@@ -49,7 +57,29 @@ public record UnitySettings(
     clientSecret = trimToNull(clientSecret);
     catalog = trimToNull(catalog);
     schema = trimToNull(schema);
+    warehouseId = trimToNull(warehouseId);
+    currentState = currentState == null ? CurrentStateKind.VIEW : currentState;
     validate(workspaceUrl, clientId, clientSecret, catalog, schema, allowUnauthenticatedLocalServer);
+    if (warehouseId != null && !WAREHOUSE_ID.matcher(warehouseId).matches()) {
+      throw UnityErrors.invalidSetting("warehouse_id", "is '" + warehouseId + "'",
+          "copy the warehouse's ID from SQL Warehouses → the warehouse → Connection details (letters and digits)");
+    }
+  }
+
+  public UnitySettings(
+      String workspaceUrl, String clientId, String clientSecret, String catalog, String schema,
+      boolean allowUnauthenticatedLocalServer) {
+    this(workspaceUrl, clientId, clientSecret, catalog, schema, allowUnauthenticatedLocalServer, null, null);
+  }
+
+  /** The same settings with a SQL warehouse that builds the current-state objects as {@code kind}. */
+  public UnitySettings withWarehouse(String id, CurrentStateKind kind) {
+    return new UnitySettings(workspaceUrl, clientId, clientSecret, catalog, schema, allowUnauthenticatedLocalServer, id, kind);
+  }
+
+  /** Whether current-state objects are built on a warehouse (else their statements are logged). */
+  public boolean hasWarehouse() {
+    return warehouseId != null;
   }
 
   /** A workspace reached as a service principal with an OAuth secret: the normal case. */
@@ -83,7 +113,9 @@ public record UnitySettings(
         text(section.get("client_secret")),
         text(section.get("catalog")),
         text(section.get("schema")),
-        flag(section.get("allow_unauthenticated_local_server")));
+        flag(section.get("allow_unauthenticated_local_server")),
+        text(section.get("warehouse_id")),
+        currentState(text(section.get("current_state"))));
   }
 
   /** The workspace root as a URI, without a trailing slash. */
@@ -115,6 +147,10 @@ public record UnitySettings(
         + schema
         + ", allowUnauthenticatedLocalServer="
         + allowUnauthenticatedLocalServer
+        + ", warehouseId="
+        + warehouseId
+        + ", currentState="
+        + currentState
         + "]";
   }
 
@@ -198,6 +234,18 @@ public record UnitySettings(
 
   private static String text(Object value) {
     return value == null ? null : String.valueOf(value);
+  }
+
+  private static CurrentStateKind currentState(String word) {
+    if (word == null) {
+      return CurrentStateKind.VIEW;
+    }
+    for (CurrentStateKind kind : CurrentStateKind.values()) {
+      if (kind.word().equals(word.trim())) {
+        return kind;
+      }
+    }
+    throw UnityErrors.invalidSetting("current_state", "is '" + word + "'", "use view or materialized_view");
   }
 
   private static boolean flag(Object value) {

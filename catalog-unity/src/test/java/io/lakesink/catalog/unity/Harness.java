@@ -8,6 +8,10 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import io.lakesink.view.CurrentStateKind;
+import io.lakesink.view.CurrentStateOptions;
+import io.lakesink.view.CurrentStateSpec;
 import java.util.Random;
 
 /** A fake workspace, a test clock, a recording sleeper, and a catalog wired to all three. */
@@ -44,6 +48,17 @@ final class Harness implements AutoCloseable {
 
   UnityCatalog catalog(UnitySettings settings) {
     return UnityCatalog.create(settings, environment());
+  }
+
+  /** A catalog with the fake's warehouse building {@code orders}' current state as {@code spec} says. */
+  UnityCatalog catalog(CurrentStateKind kind, CurrentStateSpec spec) {
+    return UnityCatalog.create(settings().withWarehouse(FakeDatabricks.WAREHOUSE_ID, kind), environment(),
+        Map.of(spec.changelog(), spec));
+  }
+
+  /** orders keyed on id, metadata columns kept, built in the catalog's schema. */
+  static CurrentStateSpec ordersSpec(CurrentStateKind kind) {
+    return new CurrentStateSpec("orders", List.of("id"), true, kind, CurrentStateOptions.DEFAULT);
   }
 
   /** An orders changelog: every lakesink type, partitioned by __ingest_date. */

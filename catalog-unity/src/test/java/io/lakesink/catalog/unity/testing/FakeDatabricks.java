@@ -72,6 +72,20 @@ public final class FakeDatabricks implements AutoCloseable {
   private int throttles;
   private String throttleRetryAfter;
   private int unavailable;
+  // SQL warehouses and the Statement Execution API.
+  public static final String WAREHOUSE_ID = "1a2b3c4d5e6f7a8b";
+  private final Map<String, ObjectNode> warehouses = new LinkedHashMap<>();
+  private final Set<String> warehouseUsers = new HashSet<>(); // warehouse ids CLIENT_ID has CAN_USE on
+  private final Map<String, ObjectNode> statementsById = new HashMap<>();
+  private final Map<String, Integer> pollsLeft = new HashMap<>();
+  private final List<String> executed = new ArrayList<>();
+  private final java.util.ArrayDeque<String[]> statementFailures = new java.util.ArrayDeque<>();
+  private final Map<String, List<String[]>> deltaColumns = new HashMap<>(); // storage location → columns in its log
+  private boolean sqlEntitlement = true;
+  private boolean warehousePermissionsReadable = true;
+  private boolean warehouseStopped;
+  private int slowPolls;
+  private boolean loseStatements;
 
   private FakeDatabricks(Flavor flavor) throws IOException {
     this.flavor = flavor;
@@ -91,6 +105,8 @@ public final class FakeDatabricks implements AutoCloseable {
     fake.addSchema("main", "bronze");
     fake.grant("catalog", "main", "USE_CATALOG");
     fake.grant("schema", "main.bronze", "USE_SCHEMA", "CREATE_EXTERNAL_TABLE", "EXTERNAL_USE_SCHEMA");
+    fake.addWarehouse(WAREHOUSE_ID, "PRO", true);
+    fake.grant("schema", "main.bronze", "CREATE_TABLE", "CREATE_MATERIALIZED_VIEW");
     if (flavor == Flavor.OSS) {
       fake.requireAuthentication = false;
     }
@@ -229,6 +245,115 @@ public final class FakeDatabricks implements AutoCloseable {
     emptyFirstListPage = true;
   }
 
+  // ---- SQL warehouses and statements ------------------------------------------------------
+
+  /** A running warehouse the service principal may use. */
+  public synchronized FakeDatabricks addWarehouse(String id, String type, boolean serverless) {
+    ObjectNode w = json.createObjectNode();
+    w.put("id", id);
+    w.put("name", "warehouse " + id);
+    w.put("state", "RUNNING");
+    w.put("warehouse_type", type);
+    w.put("enable_serverless_compute", serverless);
+    warehouses.put(id, w);
+    warehouseUsers.add(id);
+    return this;
+  }
+
+  /** The service principal loses CAN USE on the warehouse. */
+  public synchronized void revokeWarehouse(String id) {
+    warehouseUsers.remove(id);
+  }
+
+  /** The service principal loses the Databricks SQL access entitlement. */
+  public synchronized void revokeSqlEntitlement() {
+    sqlEntitlement = false;
+  }
+
+  public synchronized void restoreSqlEntitlement() {
+    sqlEntitlement = true;
+  }
+
+  /** The warehouse is stopped and cannot be started: statements are refused. */
+  public synchronized void stopWarehouse(boolean stopped) {
+    warehouseStopped = stopped;
+    warehouses.values().forEach(w -> w.put("state", stopped ? "STOPPED" : "RUNNING"));
+  }
+
+  /** Warehouse permissions answer 403, as for a principal that does not manage the warehouse. */
+  public synchronized void hideWarehousePermissions() {
+    warehousePermissionsReadable = false;
+  }
+
+  /** Each statement from now on answers PENDING, then RUNNING, for {@code polls} polls before it runs. */
+  public synchronized void slowStatements(int polls) {
+    slowPolls = polls;
+  }
+
+  /** Statements are forgotten once submitted: polling them answers 404, as for an expired statement. */
+  public synchronized void loseStatements() {
+    loseStatements = true;
+  }
+
+  /** The next statement fails with this error (as the warehouse reports a failed statement). */
+  public synchronized void failNextStatement(String errorCode, String message) {
+    statementFailures.add(new String[] {errorCode, message});
+  }
+
+  /** What {@code REPAIR TABLE … SYNC METADATA} finds in the Delta log at this location. */
+  public synchronized void deltaLogColumns(String location, String... columnNamesAndTypes) {
+    List<String[]> columns = new ArrayList<>();
+    for (int i = 0; i + 1 < columnNamesAndTypes.length; i += 2) {
+      columns.add(new String[] {columnNamesAndTypes[i], columnNamesAndTypes[i + 1]});
+    }
+    deltaColumns.put(location, columns);
+  }
+
+  /** Runs a statement as someone else would in the workspace (not recorded as lakesink's). */
+  public synchronized void runStatementDirectly(String statement) {
+    ObjectNode st = json.createObjectNode();
+    st.put("statement_id", "direct");
+    st.put("text", statement);
+    st.put("catalog", "main");
+    st.put("schema", "bronze");
+    st.put("warehouse", warehouses.keySet().iterator().next());
+    st.putArray("seen");
+    run(st);
+    executed.remove(executed.size() - 1);
+  }
+
+  /** Every statement the warehouse ran to its end (succeeded or failed), in order. */
+  public synchronized List<String> statements() {
+    return List.copyOf(executed);
+  }
+
+  /** The states a statement went through as clients saw them, e.g. [PENDING, RUNNING, SUCCEEDED]. */
+  public synchronized List<String> statementStates(String statementId) {
+    ObjectNode st = statementsById.get(statementId);
+    List<String> seen = new ArrayList<>();
+    st.path("seen").forEach(n -> seen.add(n.asText()));
+    return seen;
+  }
+
+  public synchronized List<String> statementIds() {
+    return List.copyOf(statementsById.keySet());
+  }
+
+  /** Privileges of the principal on a table-like securable ({@code GET /permissions/table/…}). */
+  public synchronized Set<String> tableGrants(String fullName, String principal) {
+    return Set.copyOf(grants.getOrDefault("table:" + fullName.toLowerCase(Locale.ROOT) + ":" + principal, Set.of()));
+  }
+
+  /** Someone documents the table in Databricks. */
+  public synchronized void setComment(String fullName, String comment) {
+    tables.get(fullName.toLowerCase(Locale.ROOT)).put("comment", comment);
+  }
+
+  public synchronized void grantOnTable(String fullName, String principal, String... privileges) {
+    grants.computeIfAbsent("table:" + fullName.toLowerCase(Locale.ROOT) + ":" + principal, k -> new LinkedHashSet<>())
+        .addAll(List.of(privileges));
+  }
+
   // ---- inspection --------------------------------------------------------------------------
 
   /** Every request so far as {@code METHOD /path?query}. */
@@ -271,6 +396,10 @@ public final class FakeDatabricks implements AutoCloseable {
         discovery(exchange);
       } else if (path.equals("/oidc/v1/token") && method.equals("POST") && oauth) {
         token(exchange, body);
+      } else if (path.startsWith("/api/2.0/sql/") || path.startsWith("/api/2.0/permissions/warehouses/")) {
+        if (admitted(exchange)) {
+          sql(exchange, method, path, body);
+        }
       } else if (path.startsWith(UC + "/")) {
         unityCatalog(exchange, method, path.substring(UC.length()), query(query), body);
       } else {
@@ -326,28 +455,7 @@ public final class FakeDatabricks implements AutoCloseable {
 
   private void unityCatalog(HttpExchange exchange, String method, String path, Map<String, String> query, String body)
       throws IOException {
-    if (exchange.getRequestHeaders().containsKey("Authorization")) {
-      authorizationHeaders++;
-    }
-    if (requireAuthentication) {
-      String auth = String.valueOf(exchange.getRequestHeaders().getFirst("Authorization"));
-      String token = auth.startsWith("Bearer ") ? auth.substring(7) : null;
-      if (token == null || !validTokens.contains(token) || refuseAllTokens) {
-        error(exchange, 401, "UNAUTHENTICATED", "Credential was not sent or was of an unsupported type for this API.");
-        return;
-      }
-    }
-    if (throttles > 0) {
-      throttles--;
-      if (throttleRetryAfter != null) {
-        exchange.getResponseHeaders().add("Retry-After", throttleRetryAfter);
-      }
-      error(exchange, 429, "REQUEST_LIMIT_EXCEEDED", "The request rate limit has been exceeded. Retry later.");
-      return;
-    }
-    if (unavailable > 0) {
-      unavailable--;
-      error(exchange, 503, "TEMPORARILY_UNAVAILABLE", "The service is temporarily unavailable.");
+    if (!admitted(exchange)) {
       return;
     }
     String[] segments = path.substring(1).split("/");
@@ -362,8 +470,39 @@ public final class FakeDatabricks implements AutoCloseable {
       case "GET tables {}" -> getTable(exchange, name);
       case "DELETE tables {}" -> deleteTable(exchange, name);
       case "GET effective-permissions {}" -> effectivePermissions(exchange, segments, query);
+      case "GET permissions {}" -> tablePermissions(exchange, segments);
+      case "PATCH permissions {}" -> updateTablePermissions(exchange, segments, body);
       default -> error(exchange, 404, "ENDPOINT_NOT_FOUND", "No API found for '" + method + " " + UC + path + "'");
     }
+  }
+
+  /** Authentication, then injected throttling and outages; false when already answered. */
+  private boolean admitted(HttpExchange exchange) throws IOException {
+    if (exchange.getRequestHeaders().containsKey("Authorization")) {
+      authorizationHeaders++;
+    }
+    if (requireAuthentication) {
+      String auth = String.valueOf(exchange.getRequestHeaders().getFirst("Authorization"));
+      String token = auth.startsWith("Bearer ") ? auth.substring(7) : null;
+      if (token == null || !validTokens.contains(token) || refuseAllTokens) {
+        error(exchange, 401, "UNAUTHENTICATED", "Credential was not sent or was of an unsupported type for this API.");
+        return false;
+      }
+    }
+    if (throttles > 0) {
+      throttles--;
+      if (throttleRetryAfter != null) {
+        exchange.getResponseHeaders().add("Retry-After", throttleRetryAfter);
+      }
+      error(exchange, 429, "REQUEST_LIMIT_EXCEEDED", "The request rate limit has been exceeded. Retry later.");
+      return false;
+    }
+    if (unavailable > 0) {
+      unavailable--;
+      error(exchange, 503, "TEMPORARILY_UNAVAILABLE", "The service is temporarily unavailable.");
+      return false;
+    }
+    return true;
   }
 
   // ---- Unity Catalog -----------------------------------------------------------------------
@@ -541,6 +680,8 @@ public final class FakeDatabricks implements AutoCloseable {
     if (namespaceMissing(exchange, fullName)) {
       return;
     }
+    String dropped = "table:" + fullName.toLowerCase(Locale.ROOT) + ":";
+    grants.keySet().removeIf(k -> k.startsWith(dropped)); // grants belong to the entry, not the name
     if (tables.remove(fullName.toLowerCase(Locale.ROOT)) == null) {
       error(exchange, 404, "TABLE_DOES_NOT_EXIST", "Table '" + fullName.toLowerCase(Locale.ROOT) + "' does not exist.");
       return;
@@ -652,6 +793,365 @@ public final class FakeDatabricks implements AutoCloseable {
     info.putObject("metadata");
     details.addObject().put("@type", "type.googleapis.com/google.rpc.RequestInfo").put("request_id", UUID.randomUUID().toString());
     send(exchange, 403, body);
+  }
+
+  // ---- SQL warehouses and statements ------------------------------------------------------
+
+  private static final java.util.regex.Pattern NAME =
+      java.util.regex.Pattern.compile("((?:`(?:[^`]|``)+`|[A-Za-z0-9_]+)(?:\\.(?:`(?:[^`]|``)+`|[A-Za-z0-9_]+)){0,2})");
+  private static final java.util.regex.Pattern CREATE_VIEW = java.util.regex.Pattern.compile(
+      "CREATE OR REPLACE (VIEW|MATERIALIZED VIEW) " + NAME.pattern()
+          + "\\s+COMMENT '((?:[^'\\\\]|\\\\.)*)'(?:\\s+(SCHEDULE [^\\n]+))?\\s+AS\\s+(.*)",
+      java.util.regex.Pattern.DOTALL);
+  private static final java.util.regex.Pattern DROP = java.util.regex.Pattern.compile(
+      "DROP (VIEW|MATERIALIZED VIEW|TABLE) IF EXISTS " + NAME.pattern());
+  private static final java.util.regex.Pattern REPAIR = java.util.regex.Pattern.compile(
+      "REPAIR TABLE " + NAME.pattern() + " SYNC METADATA");
+  private static final java.util.regex.Pattern RENAME = java.util.regex.Pattern.compile(
+      "ALTER (?:TABLE|VIEW) " + NAME.pattern() + " RENAME TO " + NAME.pattern());
+  private static final java.util.regex.Pattern FROM = java.util.regex.Pattern.compile("FROM " + NAME.pattern());
+
+  private void sql(HttpExchange exchange, String method, String path, String body) throws IOException {
+    String[] segments = path.substring(1).split("/"); // api, 2.0, sql|permissions, …
+    // "GET sql/warehouses/" for one warehouse, "POST sql/statements//cancel" for a cancel, …
+    String route = method + " " + segments[2] + "/" + (segments.length > 3 ? segments[3] : "")
+        + (segments.length > 4 ? "/" : "") + (segments.length > 5 ? "/" + segments[5] : "");
+    String id = segments.length > 4 ? URLDecoder.decode(segments[4], StandardCharsets.UTF_8) : null;
+    switch (route) {
+      case "GET sql/warehouses" -> {
+        ObjectNode reply = json.createObjectNode();
+        warehouses.values().forEach(reply.putArray("warehouses")::add);
+        send(exchange, 200, reply);
+      }
+      default -> {
+        if (route.equals("GET sql/warehouses/")) {
+          ObjectNode w = warehouses.get(id);
+          if (w == null) {
+            error(exchange, 404, "RESOURCE_DOES_NOT_EXIST", "Warehouse " + id + " does not exist.");
+          } else if (!warehouseUsers.contains(id)) {
+            error(exchange, 403, "PERMISSION_DENIED", "User is not authorized to access warehouse " + id + ".");
+          } else {
+            send(exchange, 200, w);
+          }
+        } else if (route.equals("GET permissions/warehouses/")) {
+          warehousePermissions(exchange, id);
+        } else if (route.equals("POST sql/statements")) {
+          submit(exchange, json.readTree(body));
+        } else if (route.equals("GET sql/statements/")) {
+          poll(exchange, id);
+        } else if (route.equals("POST sql/statements//cancel")) {
+          ObjectNode st = statementsById.get(id);
+          if (st != null && List.of("PENDING", "RUNNING").contains(st.path("status").path("state").asText())) {
+            setState(st, "CANCELED");
+          }
+          send(exchange, 200, json.createObjectNode());
+        } else {
+          error(exchange, 404, "ENDPOINT_NOT_FOUND", "No API found for '" + method + " " + path + "'");
+        }
+      }
+    }
+  }
+
+  private void warehousePermissions(HttpExchange exchange, String id) throws IOException {
+    if (!warehouses.containsKey(id)) {
+      error(exchange, 404, "RESOURCE_DOES_NOT_EXIST", "Warehouse " + id + " does not exist.");
+      return;
+    }
+    if (!warehousePermissionsReadable) {
+      error(exchange, 403, "PERMISSION_DENIED", "User does not have CAN_MANAGE on warehouse " + id + ".");
+      return;
+    }
+    ObjectNode reply = json.createObjectNode();
+    reply.put("object_id", "/sql/warehouses/" + id);
+    reply.put("object_type", "warehouses");
+    ArrayNode acl = reply.putArray("access_control_list");
+    ObjectNode admins = acl.addObject();
+    admins.put("group_name", "admins");
+    admins.putArray("all_permissions").addObject().put("permission_level", "CAN_MANAGE").put("inherited", false);
+    if (warehouseUsers.contains(id)) {
+      ObjectNode sp = acl.addObject();
+      sp.put("service_principal_name", CLIENT_ID);
+      sp.putArray("all_permissions").addObject().put("permission_level", "CAN_USE").put("inherited", false);
+    }
+    send(exchange, 200, reply);
+  }
+
+  private void submit(HttpExchange exchange, JsonNode req) throws IOException {
+    String warehouse = req.path("warehouse_id").asText();
+    String waitTimeout = req.path("wait_timeout").asText("10s");
+    if (!waitTimeout.matches("0s|([5-9]|[1-4][0-9]|50)s")) {
+      error(exchange, 400, "INVALID_PARAMETER_VALUE", "wait_timeout must be 0s or between 5s and 50s");
+      return;
+    }
+    if (!warehouses.containsKey(warehouse)) {
+      error(exchange, 404, "RESOURCE_DOES_NOT_EXIST", "Warehouse " + warehouse + " does not exist.");
+      return;
+    }
+    if (!sqlEntitlement) {
+      error(exchange, 403, "PERMISSION_DENIED", "Service principal " + CLIENT_ID + " does not have the Databricks SQL access entitlement.");
+      return;
+    }
+    if (!warehouseUsers.contains(warehouse)) {
+      error(exchange, 403, "PERMISSION_DENIED", "User is not authorized to use warehouse " + warehouse + ".");
+      return;
+    }
+    if (warehouseStopped) {
+      error(exchange, 400, "INVALID_STATE", "Warehouse " + warehouse + " is stopped and could not be started.");
+      return;
+    }
+    String id = "01ef" + UUID.randomUUID().toString().replace("-", "").substring(0, 20);
+    ObjectNode st = json.createObjectNode();
+    st.put("statement_id", id);
+    st.put("text", req.path("statement").asText());
+    st.put("catalog", req.path("catalog").asText("main"));
+    st.put("schema", req.path("schema").asText("default"));
+    st.put("warehouse", warehouse);
+    st.putArray("seen");
+    statementsById.put(id, st);
+    pollsLeft.put(id, slowPolls);
+    if (slowPolls == 0) {
+      run(st);
+    } else {
+      setState(st, "PENDING");
+    }
+    send(exchange, 200, view(st));
+  }
+
+  private void poll(HttpExchange exchange, String id) throws IOException {
+    ObjectNode st = statementsById.get(id);
+    if (st == null || loseStatements) {
+      error(exchange, 404, "RESOURCE_DOES_NOT_EXIST", "Statement " + id + " does not exist.");
+      return;
+    }
+    String state = st.path("status").path("state").asText();
+    if (state.equals("PENDING") || state.equals("RUNNING")) {
+      int left = pollsLeft.merge(id, -1, Integer::sum);
+      if (left <= 0) {
+        run(st);
+      } else {
+        setState(st, left <= slowPolls / 2 ? "RUNNING" : "PENDING");
+      }
+    }
+    send(exchange, 200, view(st));
+  }
+
+  private ObjectNode view(ObjectNode st) {
+    ObjectNode reply = json.createObjectNode();
+    reply.put("statement_id", st.get("statement_id").asText());
+    reply.set("status", st.get("status").deepCopy());
+    if (st.has("result")) {
+      reply.set("result", st.get("result").deepCopy());
+    }
+    return reply;
+  }
+
+  private void setState(ObjectNode st, String state) {
+    ObjectNode status = st.putObject("status");
+    status.put("state", state);
+    ((ArrayNode) st.get("seen")).add(state);
+  }
+
+  private void fail(ObjectNode st, String code, String message) {
+    setState(st, "FAILED");
+    ObjectNode error = ((ObjectNode) st.get("status")).putObject("error");
+    error.put("error_code", code);
+    error.put("message", message);
+  }
+
+  /** Runs a statement to its end: the few kinds lakesink sends, with Databricks' checks. */
+  private void run(ObjectNode st) {
+    String text = st.get("text").asText().strip();
+    executed.add(text);
+    if (!statementFailures.isEmpty()) {
+      String[] f = statementFailures.poll();
+      fail(st, f[0], f[1]);
+      return;
+    }
+    String catalog = st.get("catalog").asText();
+    String schema = st.get("schema").asText();
+    java.util.regex.Matcher m;
+    if (text.equals("SELECT 1")) {
+      setState(st, "SUCCEEDED");
+      st.putObject("result").putArray("data_array").addArray().add("1");
+    } else if ((m = CREATE_VIEW.matcher(text)).matches()) {
+      createView(st, m.group(1), fullName(m.group(2), catalog, schema), m.group(3).replace("\\'", "'").replace("\\\\", "\\"),
+          m.group(4), m.group(5), catalog, schema);
+    } else if ((m = DROP.matcher(text)).matches()) {
+      String name = fullName(m.group(2), catalog, schema);
+      ObjectNode existing = tables.get(name);
+      String type = m.group(1).replace(' ', '_');
+      if (existing != null && !existing.path("table_type").asText().equals(type.equals("TABLE") ? "EXTERNAL" : type)) {
+        fail(st, "WRONG_COMMAND_FOR_OBJECT_TYPE", name + " is a " + existing.path("table_type").asText() + ": use the matching DROP");
+        return;
+      }
+      tables.remove(name);
+      setState(st, "SUCCEEDED");
+    } else if ((m = REPAIR.matcher(text)).matches()) {
+      String name = fullName(m.group(1), catalog, schema);
+      ObjectNode existing = tables.get(name);
+      if (existing == null) {
+        fail(st, "TABLE_OR_VIEW_NOT_FOUND", "The table or view " + name + " cannot be found.");
+        return;
+      }
+      List<String[]> columns = deltaColumns.get(existing.path("storage_location").asText());
+      if (columns != null) {
+        ArrayNode cs = existing.putArray("columns");
+        for (int i = 0; i < columns.size(); i++) {
+          ObjectNode c = cs.addObject();
+          c.put("name", columns.get(i)[0]);
+          c.put("type_text", columns.get(i)[1]);
+          c.put("type_name", typeName(columns.get(i)[1]));
+          c.put("position", i);
+          c.put("nullable", true);
+          if (columns.get(i)[0].equals("__ingest_date")) {
+            c.put("partition_index", 0);
+          }
+        }
+      }
+      setState(st, "SUCCEEDED");
+    } else if ((m = RENAME.matcher(text)).matches()) {
+      String from = fullName(m.group(1), catalog, schema);
+      String to = fullName(m.group(2), catalog, schema);
+      if (!tables.containsKey(from)) {
+        fail(st, "TABLE_OR_VIEW_NOT_FOUND", "The table or view " + from + " cannot be found.");
+      } else if (tables.containsKey(to)) {
+        fail(st, "TABLE_OR_VIEW_ALREADY_EXISTS", "Cannot create table or view " + to + " because it already exists.");
+      } else {
+        ObjectNode info = tables.remove(from);
+        String[] parts = to.split("\\.");
+        info.put("name", parts[2]);
+        info.put("full_name", to);
+        tables.put(to, info);
+        setState(st, "SUCCEEDED");
+      }
+    } else {
+      fail(st, "PARSE_SYNTAX_ERROR", "[PARSE_SYNTAX_ERROR] The fake cannot run: " + text.lines().findFirst().orElse(""));
+    }
+  }
+
+  private void createView(ObjectNode st, String kind, String name, String comment, String schedule, String query,
+      String catalog, String schema) {
+    String[] parts = name.split("\\.");
+    String schemaName = parts[0] + "." + parts[1];
+    if (!schemas.contains(schemaName)) {
+      fail(st, "SCHEMA_NOT_FOUND", "The schema `" + parts[0] + "`.`" + parts[1] + "` cannot be found.");
+      return;
+    }
+    boolean materialized = kind.equals("MATERIALIZED VIEW");
+    String privilege = materialized ? "CREATE_MATERIALIZED_VIEW" : "CREATE_TABLE";
+    if (!holds("schema", schemaName, "USE_SCHEMA") || !holds("schema", schemaName, privilege)) {
+      fail(st, "PERMISSION_DENIED", "User does not have " + privilege.replace('_', ' ') + " on Schema '" + schemaName + "'.");
+      return;
+    }
+    if (materialized) {
+      ObjectNode w = warehouses.get(st.get("warehouse").asText());
+      if (!w.path("enable_serverless_compute").asBoolean() && !w.path("warehouse_type").asText().equals("PRO")) {
+        fail(st, "MATERIALIZED_VIEW_REQUIRES_SERVERLESS",
+            "Materialized views can only be created on a serverless or Pro SQL warehouse.");
+        return;
+      }
+      if (schedule == null) {
+        fail(st, "INVALID_PARAMETER_VALUE", "The fake expects lakesink's materialized views to carry a SCHEDULE");
+        return;
+      }
+      if (schedule.matches("(?i)SCHEDULE EVERY \\d+ MINUTES?.*")) {
+        fail(st, "PARSE_SYNTAX_ERROR", "[PARSE_SYNTAX_ERROR] SCHEDULE EVERY takes HOURS, DAYS or WEEKS");
+        return;
+      }
+    }
+    java.util.regex.Matcher from = FROM.matcher(query);
+    while (from.find()) {
+      if (from.group(1).startsWith("(")) {
+        continue;
+      }
+      String source = fullName(from.group(1), catalog, schema);
+      if (!tables.containsKey(source)) {
+        fail(st, "TABLE_OR_VIEW_NOT_FOUND", "The table or view " + source + " cannot be found.");
+        return;
+      }
+    }
+    ObjectNode existing = tables.get(name);
+    String type = materialized ? "MATERIALIZED_VIEW" : "VIEW";
+    if (existing != null && !existing.path("table_type").asText().equals(type)) {
+      fail(st, "EXPECT_" + type + "_NOT_" + existing.path("table_type").asText(),
+          name + " is a " + existing.path("table_type").asText() + ": drop it before creating a " + kind.toLowerCase(Locale.ROOT));
+      return;
+    }
+    ObjectNode info = json.createObjectNode();
+    info.put("name", parts[2]);
+    info.put("catalog_name", parts[0]);
+    info.put("schema_name", parts[1]);
+    info.put("full_name", name);
+    info.put("table_type", type);
+    info.put("comment", comment);
+    info.put("view_definition", query);
+    if (schedule != null) {
+      info.put("schedule", schedule);
+    }
+    info.put("owner", CLIENT_ID);
+    info.put("table_id", existing == null ? UUID.randomUUID().toString() : existing.path("table_id").asText());
+    tables.put(name, info);
+    setState(st, "SUCCEEDED");
+  }
+
+  /** {@code `a`.`b`.`c`}, {@code b.c} or {@code c}, in lower case, qualified with the statement's catalog and schema. */
+  private static String fullName(String quoted, String catalog, String schema) {
+    List<String> parts = new ArrayList<>();
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("`((?:[^`]|``)+)`|([A-Za-z0-9_]+)").matcher(quoted);
+    while (m.find()) {
+      parts.add(m.group(1) != null ? m.group(1).replace("``", "`") : m.group(2));
+    }
+    if (parts.size() == 1) {
+      parts.add(0, schema);
+    }
+    if (parts.size() == 2) {
+      parts.add(0, catalog);
+    }
+    return String.join(".", parts).toLowerCase(Locale.ROOT);
+  }
+
+  private static String typeName(String typeText) {
+    return switch (typeText.replaceAll("\\(.*", "")) {
+      case "bigint" -> "LONG";
+      case "int" -> "INT";
+      case "decimal" -> "DECIMAL";
+      default -> typeText.toUpperCase(Locale.ROOT);
+    };
+  }
+
+  // ---- table permissions (Unity Catalog) ----------------------------------------------------
+
+  private void tablePermissions(HttpExchange exchange, String[] segments) throws IOException {
+    String name = URLDecoder.decode(segments[2], StandardCharsets.UTF_8).toLowerCase(Locale.ROOT);
+    if (!tables.containsKey(name)) {
+      error(exchange, 404, "TABLE_DOES_NOT_EXIST", "Table '" + name + "' does not exist.");
+      return;
+    }
+    ObjectNode reply = json.createObjectNode();
+    ArrayNode assignments = reply.putArray("privilege_assignments");
+    String prefix = "table:" + name + ":";
+    grants.forEach((k, v) -> {
+      if (k.startsWith(prefix) && !v.isEmpty()) {
+        ObjectNode a = assignments.addObject();
+        a.put("principal", k.substring(prefix.length()));
+        v.forEach(a.putArray("privileges")::add);
+      }
+    });
+    send(exchange, 200, reply);
+  }
+
+  private void updateTablePermissions(HttpExchange exchange, String[] segments, String body) throws IOException {
+    String name = URLDecoder.decode(segments[2], StandardCharsets.UTF_8).toLowerCase(Locale.ROOT);
+    if (!tables.containsKey(name)) {
+      error(exchange, 404, "TABLE_DOES_NOT_EXIST", "Table '" + name + "' does not exist.");
+      return;
+    }
+    for (JsonNode change : json.readTree(body).path("changes")) {
+      Set<String> held = grants.computeIfAbsent("table:" + name + ":" + change.path("principal").asText(), k -> new LinkedHashSet<>());
+      change.path("add").forEach(p -> held.add(p.asText()));
+      change.path("remove").forEach(p -> held.remove(p.asText()));
+    }
+    tablePermissions(exchange, segments);
   }
 
   // ---- HTTP helpers ------------------------------------------------------------------------

@@ -1,0 +1,128 @@
+package io.lakesink.catalog.unity;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.lakesink.catalog.CatalogTable;
+import io.lakesink.catalog.CurrentStateResult;
+import io.lakesink.config.TableNames;
+import io.lakesink.error.LakesinkException;
+import io.lakesink.view.CurrentStateDefinition;
+import io.lakesink.view.CurrentStateKind;
+import io.lakesink.view.CurrentStateSpec;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Builds a changelog's current-state object on the SQL warehouse and keeps it in line: created
+ * when missing, replaced when the changelog's columns, the key or the hidden columns changed
+ * (the fingerprint in its comment differs), dropped first when it must change kind. Only objects
+ * whose comment carries {@link CurrentStateDefinition#MARKER} are ever replaced: anything else
+ * under the name is left alone and reported.
+ */
+final class CurrentStateBuilder {
+  private static final Logger LOG = LoggerFactory.getLogger(CurrentStateBuilder.class);
+
+  private final UnitySettings settings;
+  private final UnityApi api;
+  private final StatementExecution statements;
+  private final Warehouse warehouse;
+
+  CurrentStateBuilder(UnitySettings settings, UnityApi api, StatementExecution statements, Warehouse warehouse) {
+    this.settings = settings;
+    this.api = api;
+    this.statements = statements;
+    this.warehouse = warehouse;
+  }
+
+  CurrentStateResult build(CatalogTable changelog, CurrentStateSpec spec) {
+    CurrentStateDefinition wanted =
+        spec.definition(List.of(settings.catalog(), settings.schema()), changelog.columnNames(), changelog.recordKey());
+    String fullName = String.join(".", wanted.view());
+    try {
+      ApiResponse existing = api.get("/tables/" + UnityApi.segment(fullName));
+      JsonNode info = null;
+      if (existing.ok()) {
+        info = existing.body();
+      } else if (existing.is(404, "SCHEMA_DOES_NOT_EXIST")) {
+        return new CurrentStateResult.Failed(UnityErrors.viewSchemaMissing(wanted.view().get(0), wanted.view().get(1)), false);
+      } else if (existing.status() != 404) {
+        return failed(fullName, existing.error().summary(), false);
+      }
+      String why;
+      if (info == null) {
+        why = "it does not exist";
+      } else {
+        String comment = Json.text(info, "comment");
+        if (!CurrentStateDefinition.ours(comment)) {
+          if (formerMergeTable(info, changelog)) {
+            return new CurrentStateResult.Failed(UnityErrors.formerMergeTable(fullName, spec.table()), false);
+          }
+          return new CurrentStateResult.Failed(
+              UnityErrors.notOurs(fullName, Json.text(info, "table_type"), CurrentStateDefinition.MARKER), false);
+        }
+        if (comment.equals(wanted.comment()) && kindOf(info) == wanted.kind()) {
+          return CurrentStateResult.UP_TO_DATE;
+        }
+        if (spec.key().isEmpty() && changelog.recordKey().isEmpty()) {
+          // No key configured and no record seen yet since start: the key the object was built
+          // with is unknown, so it is kept rather than replaced by one that does not deduplicate.
+          return CurrentStateResult.UP_TO_DATE;
+        }
+        why = "the changelog's columns, the key or the settings changed";
+      }
+      return create(wanted, info, why);
+    } catch (LakesinkException e) {
+      return failed(fullName, e.getMessage(), false);
+    }
+  }
+
+  private CurrentStateResult create(CurrentStateDefinition wanted, JsonNode existing, String why) {
+    String fullName = String.join(".", wanted.view());
+    if (wanted.kind() == CurrentStateKind.MATERIALIZED_VIEW) {
+      ApiResponse w = warehouse.read();
+      if (!w.ok()) {
+        return new CurrentStateResult.Failed(
+            UnityErrors.warehouseRefused(settings.warehouseId(), settings.clientId(), w.error()), true);
+      }
+      Warehouse.Info info = Warehouse.info(w.body());
+      if (!info.buildsMaterializedViews()) {
+        return new CurrentStateResult.Failed(
+            UnityErrors.needsServerless(settings.warehouseId(), info.type(), info.serverless()), true);
+      }
+    }
+    CurrentStateKind present = existing == null ? null : kindOf(existing);
+    if (present != null && present != wanted.kind()) {
+      StatementExecution.Outcome dropped = statements.execute(CurrentStateDefinition.drop(present, wanted.view()));
+      if (dropped instanceof StatementExecution.Outcome.Failed f) {
+        return failed(fullName, f.error(), f.warehouseRefused());
+      }
+    }
+    StatementExecution.Outcome created = statements.execute(wanted.statement());
+    if (created instanceof StatementExecution.Outcome.Failed f) {
+      return failed(fullName, f.error(), f.warehouseRefused());
+    }
+    LOG.info("Built {} {} over {} on SQL warehouse {} ({}; key {}):\n{}", wanted.kind().sql().toLowerCase(java.util.Locale.ROOT),
+        fullName, wanted.changelogName(), settings.warehouseId(), why, wanted.key(), wanted.statement());
+    return CurrentStateResult.UP_TO_DATE;
+  }
+
+  /**
+   * Whether the object is this subscription's own MERGE table from before a switch to the
+   * changelog: an external table where lakesink writes {@code <table>}, beside the changelog.
+   */
+  private static boolean formerMergeTable(JsonNode info, CatalogTable changelog) {
+    String location = Json.text(info, "storage_location");
+    String ours = TableRegistrar.normalize(changelog.location());
+    return location != null && "EXTERNAL".equals(Json.text(info, "table_type")) && ours.endsWith(TableNames.changelog(""))
+        && TableRegistrar.normalize(location).equals(ours.substring(0, ours.length() - TableNames.changelog("").length()));
+  }
+
+  private static CurrentStateResult failed(String fullName, String problem, boolean warehouseRefused) {
+    return new CurrentStateResult.Failed(UnityErrors.currentStateFailed(fullName, problem), warehouseRefused);
+  }
+
+  /** The kind of an object of ours, from Unity Catalog's {@code table_type}. */
+  private static CurrentStateKind kindOf(JsonNode info) {
+    return "MATERIALIZED_VIEW".equals(Json.text(info, "table_type")) ? CurrentStateKind.MATERIALIZED_VIEW : CurrentStateKind.VIEW;
+  }
+}

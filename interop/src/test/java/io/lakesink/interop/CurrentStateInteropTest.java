@@ -1,0 +1,165 @@
+package io.lakesink.interop;
+
+import static io.lakesink.interop.SparkRows.BY_ID;
+import static io.lakesink.interop.SparkRows.assertRows;
+import static io.lakesink.interop.SparkRows.collect;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.lakesink.app.LocalKafkaBroker;
+import io.lakesink.app.Pipeline;
+import io.lakesink.app.config.ConfigLoader;
+import io.lakesink.app.config.WorkerConfig;
+import io.lakesink.config.Subscription;
+import io.lakesink.config.TableNames;
+import io.lakesink.delivery.FlushHook;
+import io.lakesink.delta.DeltaTable;
+import io.lakesink.delta.KernelEngine;
+import io.lakesink.kafka.KafkaWorker;
+import io.lakesink.kafka.WorkerResult;
+import io.lakesink.storage.TableStorage;
+import io.lakesink.view.CurrentStateDefinition;
+import io.lakesink.view.CurrentStateKind;
+import io.lakesink.view.CurrentStateOptions;
+import io.lakesink.view.CurrentStateSpec;
+import io.delta.kernel.engine.Engine;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The statement lakesink runs on a SQL warehouse (issue 12), executed by Spark over the
+ * changelog, equals the merge-mode table of the same stream: before and after the stream gains
+ * two columns. The same events go to two topics, one delivered as a changelog, one merged.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(900) // Spark's start and two deliveries took 206 s on a busy 2-core machine
+class CurrentStateInteropTest {
+  private static final String MERGED_TOPIC = EvolvingProducts.TOPIC + ".merge";
+  @TempDir static Path dir;
+
+  private LocalKafkaBroker broker;
+  private SparkSession spark;
+  private WorkerConfig config;
+  private TableStorage storage;
+  private Engine engine;
+  private Subscription changelog;
+  private Subscription merged;
+  private final EvolvingProducts stream = new EvolvingProducts();
+  private final EvolvingProducts mergedStream = new EvolvingProducts();
+  private long changelogAfterPhase1;
+  private long mergedAfterPhase1;
+
+  @BeforeAll
+  void deliverBothModes() {
+    broker = LocalKafkaBroker.start();
+    String bootstrap = broker.bootstrapServers();
+    broker.createTopic(EvolvingProducts.TOPIC, 1);
+    broker.createTopic(MERGED_TOPIC, 1);
+    stream.producePhase1(bootstrap);
+    mergedStream.producePhase1(bootstrap, MERGED_TOPIC);
+    config = ConfigLoader.fromSystemEnvironment().parse("""
+        kafka: {bootstrap_servers: "%s", group_id: lakesink-current-state-interop}
+        storage: {type: local, path: "%s"}
+        delivery: {flush_interval: 10m, flush_rows: 2}
+        subscriptions:
+          - {topic: %s, table: products, primary_key: [id]}
+          - {topic: %s, table: products_merged, mode: merge, primary_key: [id]}
+        """.formatted(bootstrap, dir.resolve("data"), EvolvingProducts.TOPIC, MERGED_TOPIC), "interop");
+    changelog = config.subscriptions().get(0);
+    merged = config.subscriptions().get(1);
+    storage = Pipeline.storage(config.storage());
+    engine = KernelEngine.create(storage);
+    deliver();
+    changelogAfterPhase1 = table(changelog).version();
+    mergedAfterPhase1 = table(merged).version();
+    stream.producePhase2(bootstrap);
+    mergedStream.producePhase2(bootstrap, MERGED_TOPIC);
+    deliver();
+    spark = SparkSession.builder()
+        .appName("lakesink-current-state-interop")
+        .master("local[1]")
+        .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
+        .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
+        .config("spark.ui.enabled", "false")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.sql.shuffle.partitions", "1")
+        .config("spark.default.parallelism", "1")
+        .config("spark.sql.catalogImplementation", "in-memory")
+        .config("spark.sql.warehouse.dir", dir.resolve("spark-warehouse").toString())
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.datetime.java8API.enabled", "true")
+        .getOrCreate();
+  }
+
+  @AfterAll
+  void stop() {
+    if (spark != null) {
+      spark.stop();
+    }
+    if (broker != null) {
+      broker.close();
+    }
+  }
+
+  private void deliver() {
+    try (KafkaWorker worker = Pipeline.worker(config, storage, FlushHook.NONE, Clock.systemUTC())) {
+      WorkerResult result = worker.run(true);
+      assertTrue(result.allDelivering(), "every table delivered: " + result.states());
+    }
+  }
+
+  private DeltaTable table(Subscription s) {
+    DeltaTable t = Pipeline.table(storage, engine, s);
+    t.refresh();
+    return t;
+  }
+
+  @Test
+  void theWarehouseStatementOverTheChangelogEqualsTheMergedTableBeforeAndAfterAColumnIsAdded() {
+    assertViewEqualsMerged(changelogAfterPhase1, mergedAfterPhase1, 3, "before the new columns");
+    assertViewEqualsMerged(table(changelog).version(), table(merged).version(), 3, "after price and in_stock were added");
+  }
+
+  /**
+   * The changelog at one version as the {@code products_APPEND} Spark reads (a temporary view:
+   * Delta time travel), the statement lakesink would run on the warehouse for its columns then,
+   * and the merged table at the version of the same point of the stream.
+   */
+  private void assertViewEqualsMerged(long changelogVersion, long mergedVersion, int expectedRows, String when) {
+    SparkSession session = spark.newSession();
+    String changelogLocation = storage.tableLocation(changelog.targetTable());
+    session.read().format("delta").option("versionAsOf", changelogVersion).load(changelogLocation)
+        .createOrReplaceTempView(TableNames.changelog("products"));
+    List<String> columns = List.of(session.table(TableNames.changelog("products")).schema().fieldNames());
+    CurrentStateDefinition definition = new CurrentStateSpec("products", changelog.primaryKey(), true, CurrentStateKind.VIEW,
+        CurrentStateOptions.DEFAULT).definition(List.of(), columns, List.of());
+    String statement = definition.statement();
+    assertTrue(statement.contains("COMMENT 'lakesink-current-state:v1 changelog=`products_APPEND`"), statement);
+    // A permanent view may not read a temporary one: the same statement, as a temporary view.
+    session.sql(statement.replaceFirst("^CREATE OR REPLACE VIEW ", "CREATE OR REPLACE TEMPORARY VIEW "));
+    List<Map<String, Object>> view = collect(session.table("products"));
+
+    List<String> visible = List.of(session.table("products").schema().fieldNames());
+    List<Map<String, Object>> mergedRows = new ArrayList<>();
+    for (Map<String, Object> row : collect(session.read().format("delta").option("versionAsOf", mergedVersion)
+        .load(storage.tableLocation(merged.targetTable())))) {
+      row.keySet().retainAll(visible); // the merged table also keeps __partition and __offset
+      mergedRows.add(row);
+    }
+    assertEquals(expectedRows, view.size(), when + ": " + view);
+    assertRows(mergedRows, view, BY_ID, "current-state view vs merged table, " + when);
+    assertEquals(columns.contains("price"), visible.contains("price"), when + ": the view shows the columns it was built for");
+  }
+
+}
