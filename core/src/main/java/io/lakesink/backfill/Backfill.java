@@ -95,7 +95,7 @@ public final class Backfill {
   private final Settings settings;
   private final BackfillProgress progress;
   private final Clock clock;
-  private final String table_;
+  private final String tableName;
 
   public Backfill(
       Subscription subscription, DeltaTable table, BackfillSource source, Settings settings, BackfillProgress progress, Clock clock) {
@@ -105,7 +105,7 @@ public final class Backfill {
     this.settings = settings;
     this.progress = progress;
     this.clock = clock;
-    this.table_ = subscription.targetTable();
+    this.tableName = subscription.targetTable();
   }
 
   /** Where an earlier run of this backfill stopped: source rows committed (0 for none). */
@@ -117,10 +117,10 @@ public final class Backfill {
   public Outcome run() {
     table.refresh();
     if (!table.exists()) {
-      throw Errors.backfillNoTable(table_, table.location());
+      throw Errors.backfillNoTable(tableName, table.location());
     }
     if (subscription.primaryKey().isEmpty()) {
-      throw Errors.backfillNoKey(table_);
+      throw Errors.backfillNoKey(tableName);
     }
     long resumedAt = settings.checkOnly() ? 0 : committedPosition();
     source.skip(resumedAt);
@@ -131,7 +131,7 @@ public final class Backfill {
     RenderCheck.Result check = null;
     if (!settings.skipCheck() && !batch.isEmpty()) {
       BackfillRows rows = new BackfillRows(subscription, columns(), settings.id());
-      check = RenderCheck.run(table_, table, rows.render(batch, position, today()), rows.key());
+      check = RenderCheck.run(tableName, table, rows.render(batch, position, today()), rows.key());
       if (!check.passed() || settings.checkOnly()) {
         return new Outcome(resumedAt, position, 0, check.sampled(), check.compared(), check.unfilled(), check.refusal());
       }
@@ -168,16 +168,16 @@ public final class Backfill {
           return new Committed(0, table.version()); // the failed attempt did land
         }
         if (stored != from) {
-          throw Errors.backfillRunning(table_, settings.id(), stored, from);
+          throw Errors.backfillRunning(tableName, settings.id(), stored, from);
         }
       }
       try {
         return attempt(batch, from, next);
       } catch (CommitFencedException e) {
-        throw Errors.backfillRunning(table_, settings.id(), e.stored().getOrDefault(settings.applicationId(), -1L), from);
+        throw Errors.backfillRunning(tableName, settings.id(), e.stored().getOrDefault(settings.applicationId(), -1L), from);
       } catch (CommitConflictException e) {
         if (++conflicts > MAX_CONFLICTS) {
-          throw new RetryableException("Backfill of " + table_ + " lost " + MAX_CONFLICTS + " commits in a row to other"
+          throw new RetryableException("Backfill of " + tableName + " lost " + MAX_CONFLICTS + " commits in a row to other"
               + " writers; run it again to resume at row " + from, e);
         }
         log.debug("{}", e.getMessage());
@@ -188,12 +188,12 @@ public final class Backfill {
         }
         failures++;
         if (!RETRY.mayRetryAfter(failures)) {
-          throw new RetryableException("Backfill of " + table_ + " could not commit after " + failures + " attempts (last: "
+          throw new RetryableException("Backfill of " + tableName + " could not commit after " + failures + " attempts (last: "
               + e + "); run it again to resume at row " + from, e);
         }
         long wait = RETRY.delay(failures, ThreadLocalRandom.current()).toMillis();
         log.warn("Backfill commit to {} failed (attempt {}/{}), retrying in {} ms: {}",
-            table_, failures, RETRY.maxAttempts(), wait, e.toString());
+            tableName, failures, RETRY.maxAttempts(), wait, e.toString());
         pause(wait);
         last = e;
       }
@@ -225,7 +225,7 @@ public final class Backfill {
           prepared.metadata(), prepared.dataActions(), false, prepared.rows());
     }
     long version = table.commit(prepared);
-    log.debug("Backfill {} committed rows {}..{} to {} as version {} ({} written)", settings.id(), from, next, table_, version, out.size());
+    log.debug("Backfill {} committed rows {}..{} to {} as version {} ({} written)", settings.id(), from, next, tableName, version, out.size());
     return new Committed(out.size(), version);
   }
 
@@ -251,7 +251,7 @@ public final class Backfill {
   }
 
   private List<Column> columns() {
-    return table.columns().orElseThrow(() -> Errors.backfillNoTable(table_, table.location()));
+    return table.columns().orElseThrow(() -> Errors.backfillNoTable(tableName, table.location()));
   }
 
   private LocalDate today() {
