@@ -20,7 +20,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import io.lakesink.error.ConfigurationException;
 import java.sql.Statement;
 import java.time.Clock;
 import java.time.Instant;
@@ -321,50 +322,75 @@ class BackfillEndToEndTest {
     return out;
   }
 
-  @Test
-  void jdbcSourceTableFromAnEmbeddedDatabaseWithCredentialsFromTheEnvironment() throws Exception {
-    WorkerHarness w = demoOrders("changelog");
-    Path config = configFile(w);
-    String url = "jdbc:h2:mem:" + SharedKafka.uniqueName("shop") + ";DB_CLOSE_DELAY=-1";
-    try (Connection c = DriverManager.getConnection(url, "backfiller", "s3cret-pw"); Statement s = c.createStatement()) {
-      s.execute("CREATE TABLE \"orders\" (\"id\" BIGINT PRIMARY KEY, \"customer\" VARCHAR(40), \"status\" VARCHAR(20),"
-          + " \"amount\" DECIMAL(10,2), \"order_date\" DATE, \"updated_at\" TIMESTAMP)");
-      // Orders 4 and 6 as the stream delivered them (the render check compares them), 8..10 never streamed.
-      s.execute("INSERT INTO \"orders\" VALUES (6, 'margaret', 'pending', 60.00, DATE '2026-11-03', TIMESTAMP '2025-10-09 08:53:30')");
-      s.execute("INSERT INTO \"orders\" VALUES (4, 'barbara', 'pending', 99.99, DATE '2026-11-02', TIMESTAMP '2025-10-09 08:54:40')");
-      for (int i = 8; i <= 10; i++) {
-        s.execute("INSERT INTO \"orders\" VALUES (" + i + ", 'c" + i + "', 'paid', " + i + ".25, DATE '2026-01-" + (10 + i)
-            + "', TIMESTAMP '2025-01-01 12:00:00.123456')");
-      }
-    }
-    Map<String, String> env = Map.of(BackfillSources.JDBC_USER_ENV, "backfiller", BackfillSources.JDBC_PASSWORD_ENV, "s3cret-pw");
-    BackfillCommand.Request request = new BackfillCommand.Request(config, "orders",
-        new BackfillSources.Spec(BackfillSources.Kind.JDBC, url, null, "\"orders\"", List.of()), "pg", 2, false, false);
+  private static int backfillQuietly(BackfillCommand.Request request, Map<String, String> env, StringBuilder printed) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     PrintStream before = System.out;
     System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-    int exit;
     try {
-      exit = BackfillCommand.run(request, env::get, BackfillProgress.NONE);
+      return BackfillCommand.run(request, env::get, BackfillProgress.NONE);
     } finally {
       System.setOut(before);
+      printed.append(out.toString(StandardCharsets.UTF_8));
     }
-    String printed = out.toString(StandardCharsets.UTF_8);
-    assertEquals(Main.OK, exit, printed);
-    assertTrue(printed.contains("2 of them compared"), printed);
-    assertFalse(printed.contains("s3cret-pw"), printed);
+  }
 
-    List<Map<String, Object>> changelog = w.rows("orders");
-    Map<Object, Map<String, Object>> state = byId(CurrentState.collapse(changelog, List.of("id"), true));
-    assertEquals(Set.of(1L, 2L, 4L, 5L, 6L, 8L, 9L, 10L), state.keySet());
-    assertEquals(new BigDecimal("99.99"), state.get(4L).get("amount"));
-    assertTrue((Long) state.get(4L).get("__ts_ms") > 0, "order 4 is the streamed change");
-    Map<String, Object> nine = state.get(9L);
-    assertEquals(new BigDecimal("9.25"), nine.get("amount"));
-    assertEquals(LocalDate.of(2026, 1, 19), nine.get("order_date"));
-    assertEquals(Instant.parse("2025-01-01T12:00:00.123456Z"), nine.get("updated_at"), "a timestamp without zone reads as UTC, as Debezium sends it");
-    assertEquals(5, changelog.stream().filter(r -> "r".equals(r.get("__op")) && Long.valueOf(0).equals(r.get("__ts_ms"))).count());
-    assertEquals(5L, backfillPosition(w, "orders", "pg"));
+  @Test
+  void jdbcFromARealPostgresqlWithCredentialsFromTheEnvironment() throws Exception {
+    WorkerHarness w = demoOrders("changelog");
+    Path config = configFile(w);
+    try (EmbeddedPostgres pg = EmbeddedPostgres.start()) {
+      try (Connection c = pg.getPostgresDatabase().getConnection(); Statement s = c.createStatement()) {
+        s.execute("CREATE TABLE public.orders (id bigint PRIMARY KEY, customer text, status varchar(20), amount numeric(10,2),"
+            + " order_date date, updated_at timestamp)");
+        // Orders 4 and 6 as the stream delivered them (the render check compares them), 8..10 never streamed.
+        s.execute("INSERT INTO public.orders VALUES (6, 'margaret', 'pending', 60.00, DATE '2026-11-03', TIMESTAMP '2025-10-09 08:53:30')");
+        s.execute("INSERT INTO public.orders VALUES (4, 'barbara', 'pending', 99.99, DATE '2026-11-02', TIMESTAMP '2025-10-09 08:54:40')");
+        for (int i = 8; i <= 10; i++) {
+          s.execute("INSERT INTO public.orders VALUES (" + i + ", 'c" + i + "', 'paid', " + i + ".25, DATE '2026-01-" + (10 + i)
+              + "', TIMESTAMP '2025-01-01 12:00:00.123456')");
+        }
+        s.execute("CREATE ROLE backfiller LOGIN PASSWORD 's3cret-pw'");
+        s.execute("GRANT SELECT ON public.orders TO backfiller");
+      }
+      // No user in the URL: without the environment's user the driver would log in as the OS user.
+      String url = "jdbc:postgresql://localhost:" + pg.getPort() + "/postgres";
+      Map<String, String> env = Map.of(BackfillSources.JDBC_USER_ENV, "backfiller", BackfillSources.JDBC_PASSWORD_ENV, "s3cret-pw");
+      StringBuilder printed = new StringBuilder();
+      assertEquals(Main.OK, backfillQuietly(new BackfillCommand.Request(config, "orders",
+          new BackfillSources.Spec(BackfillSources.Kind.JDBC, url, null, "public.orders", List.of()), "pg", 2, false, false), env, printed),
+          printed.toString());
+      assertTrue(printed.toString().contains("2 of them compared"), printed.toString());
+      assertFalse(printed.toString().contains("s3cret-pw"), printed.toString());
+
+      List<Map<String, Object>> changelog = w.rows("orders");
+      Map<Object, Map<String, Object>> state = byId(CurrentState.collapse(changelog, List.of("id"), true));
+      assertEquals(Set.of(1L, 2L, 4L, 5L, 6L, 8L, 9L, 10L), state.keySet());
+      assertEquals(new BigDecimal("99.99"), state.get(4L).get("amount"));
+      assertTrue((Long) state.get(4L).get("__ts_ms") > 0, "order 4 is the streamed change");
+      Map<String, Object> nine = state.get(9L);
+      assertEquals(new BigDecimal("9.25"), nine.get("amount"));
+      assertEquals(LocalDate.of(2026, 1, 19), nine.get("order_date"));
+      assertEquals(Instant.parse("2025-01-01T12:00:00.123456Z"), nine.get("updated_at"), "a timestamp without zone reads as UTC, as Debezium sends it");
+      assertEquals(5, changelog.stream().filter(r -> "r".equals(r.get("__op")) && Long.valueOf(0).equals(r.get("__ts_ms"))).count());
+      assertEquals(5L, backfillPosition(w, "orders", "pg"));
+
+      // A timestamptz renders as the same instant: the check passes and the view does not change.
+      String zoned = "SELECT id, customer, status, amount, order_date, updated_at AT TIME ZONE 'UTC' AS updated_at"
+          + " FROM public.orders ORDER BY id";
+      assertEquals(Main.OK, backfillQuietly(new BackfillCommand.Request(config, "orders",
+          new BackfillSources.Spec(BackfillSources.Kind.JDBC, url, zoned, null, List.of()), "pg-zoned", 100, false, false), env, printed),
+          printed.toString());
+      assertEquals(state, byId(CurrentState.collapse(w.rows("orders"), List.of("id"), true)));
+
+      // A column the table does not have is refused by name before anything is written.
+      long version = w.table("orders").version();
+      ConfigurationException extra = assertThrows(ConfigurationException.class, () -> backfillQuietly(
+          new BackfillCommand.Request(config, "orders", new BackfillSources.Spec(BackfillSources.Kind.JDBC, url,
+              "SELECT o.*, 1 AS discount FROM public.orders o ORDER BY id", null, List.of()), "pg-extra", 100, false, false), env,
+          new StringBuilder()));
+      assertTrue(extra.getMessage().contains("column(s) discount"), extra.getMessage());
+      assertEquals(version, w.table("orders").version());
+    }
   }
 
   @Test

@@ -156,15 +156,25 @@ final class JdbcSource implements BackfillSource {
     List<Column> columns = new ArrayList<>();
     sourceTypes = new SourceType[md.getColumnCount()];
     for (int i = 1; i <= md.getColumnCount(); i++) {
-      SourceType t = sourceType(md.getColumnType(i), md.getPrecision(i), md.getScale(i));
+      SourceType t = sourceType(md.getColumnType(i), md.getColumnTypeName(i), md.getPrecision(i), md.getScale(i));
       sourceTypes[i - 1] = t;
       columns.add(new Column(md.getColumnLabel(i), TypeMapping.columnType(t)));
     }
     schema = new RowSchema(columns, true);
   }
 
-  /** The Kafka Connect type Debezium gives a column of this JDBC type. */
-  static SourceType sourceType(int jdbcType, int precision, int scale) {
+  /**
+   * The Kafka Connect type Debezium gives a column of this JDBC type. PostgreSQL's driver
+   * reports {@code timestamptz} as a plain timestamp, so the type's name decides too.
+   */
+  static SourceType sourceType(int jdbcType, String typeName, int precision, int scale) {
+    String name = typeName == null ? "" : typeName.toLowerCase(java.util.Locale.ROOT);
+    if (name.equals("timestamptz") || name.equals("timestamp with time zone")) {
+      return new SourceType("string", TypeMapping.ZONED_TIMESTAMP, Map.of());
+    }
+    if (name.equals("timetz") || name.equals("time with time zone")) {
+      return SourceType.of("string"); // Debezium's ZonedTime: the text with its offset
+    }
     return switch (jdbcType) {
       case Types.BIT, Types.BOOLEAN -> SourceType.of("boolean");
       case Types.TINYINT, Types.SMALLINT -> SourceType.of("int16");
