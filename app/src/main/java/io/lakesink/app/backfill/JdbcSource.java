@@ -120,7 +120,7 @@ final class JdbcSource implements BackfillSource {
         connection.setReadOnly(true);
         connection.setAutoCommit(false); // PostgreSQL streams with a cursor only inside a transaction
       } catch (SQLException e) {
-        throw new ConfigurationException("Cannot connect to " + safeUrl(url) + " (" + e.getMessage()
+        throw new ConfigurationException("Cannot connect to " + safeUrl(url) + " (" + reason(e)
             + "): check --jdbc-url, LAKESINK_BACKFILL_JDBC_USER and LAKESINK_BACKFILL_JDBC_PASSWORD, and that the"
             + " database's driver is on the class path (the PostgreSQL driver is shipped).", e);
       }
@@ -259,10 +259,16 @@ final class JdbcSource implements BackfillSource {
         exhausted = true;
       }
     } catch (SQLException e) {
-      throw new ConfigurationException("The backfill query failed on " + safeUrl(url) + " at row " + row + ": " + e.getMessage()
+      throw new ConfigurationException("The backfill query failed on " + safeUrl(url) + " at row " + row + ": " + reason(e)
           + ". Check --query or --source-table.", e);
     }
     return out;
+  }
+
+  /** The driver's message without its closing period (ours follows). */
+  private static String reason(SQLException e) {
+    String m = String.valueOf(e.getMessage()).strip();
+    return m.endsWith(".") ? m.substring(0, m.length() - 1) : m;
   }
 
   @Override
