@@ -221,8 +221,7 @@ public final class Backfill {
     if (!rows.changelog()) {
       // Planned from the keys the table held: on a newer log the worker may have delivered
       // one of them, so this insert is never rebased; a lost race plans it again.
-      prepared = new DeltaTable.PreparedAppend(prepared.base(), prepared.transaction(), prepared.offsets(),
-          prepared.metadata(), prepared.dataActions(), false, prepared.rows());
+      prepared = prepared.withoutRebase();
     }
     long version = table.commit(prepared);
     log.debug("Backfill {} committed rows {}..{} to {} as version {} ({} written)", settings.id(), from, next, tableName, version, out.size());

@@ -32,11 +32,15 @@ import java.util.Set;
  * untyped sources needs a step of its own: it is read in the type of its column
  * ({@link TextValues}).
  *
- * <p>Rows rank below every streamed change: {@code __ts_ms = 0}, no Kafka position. A backfill
- * never adds a column: a source column the table lacks is refused.
+ * <p>Rows rank below every streamed change: no Kafka position, and {@code __ts_ms = 0} in a
+ * changelog (as the view needs it), none in a MERGE table. A backfill never adds a column: a
+ * source column the table lacks is refused.
  */
 final class BackfillRows {
-  /** The source time of every backfilled row: below any change the stream delivers. */
+  /**
+   * The source time of a backfilled changelog row: below any change the stream delivers with a
+   * source time, as the view ranks them.
+   */
   static final long TS_MS = 0L;
 
   private final Subscription subscription;
@@ -122,7 +126,9 @@ final class BackfillRows {
       row[slot] = switch (c.name()) {
         case ChangelogColumns.OP -> Operation.READ.code();
         case ChangelogColumns.DELETED -> false;
-        case ChangelogColumns.TS_MS -> TS_MS;
+        // A merged row without any ordering value ranks below every change (ChangeOrder.UNKNOWN),
+        // even one whose record carries no source time: at 0 it would outrank those for good.
+        case ChangelogColumns.TS_MS -> changelog() ? TS_MS : null;
         case ChangelogColumns.INGEST_DATE -> ingestDate;
         default -> null; // __partition, __offset: no Kafka position
       };

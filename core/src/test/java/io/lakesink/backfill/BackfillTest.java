@@ -178,6 +178,26 @@ class BackfillTest {
   }
 
   @Test
+  void aBackfilledMergeRowIsReplacedByAnyLaterChangeEvenOneWithoutASourceTime() {
+    LocalStorage local = new LocalStorage(dir, "lakesink");
+    MergeDelivery worker = worker(local);
+    worker.accept(event("t", 0, 0, Operation.CREATE, 10L, row("id", 1L, "name", "stream1")));
+    worker.flush();
+    DeltaTable table = new DeltaTable(KernelEngine.create(local), local.tableLocation("items"));
+    new Backfill(merge, table, new ListSource(List.of(typed(2, "old2"))), new Backfill.Settings("b", 10, false, false),
+        BackfillProgress.NONE, Clock.systemUTC()).run();
+    table.refresh();
+    Map<String, Object> two = DeltaTableReader.readAll(table).stream().filter(r -> r.get("id").equals(2L)).findFirst().orElseThrow();
+    assertEquals("r", two.get("__op"));
+    assertEquals(null, two.get("__ts_ms"), "no source time: it ranks below every change");
+
+    // A flattened record without __ts_ms has no source time either: it still replaces the row.
+    worker.accept(event("t", 0, 1, Operation.UPDATE, null, row("id", 2L, "name", "stream2")));
+    worker.flush();
+    assertEquals(Map.of(1L, "stream1", 2L, "stream2"), names(table));
+  }
+
+  @Test
   void untypedTextIsReadInTheTypeOfItsColumnThroughTheMappingAndAValueThatDoesNotFitIsRefusedByRow() {
     LocalStorage local = new LocalStorage(dir, "lakesink");
     // The stream renames src_id to id and casts "when" to a timestamp; amount keeps its source type.
