@@ -9,6 +9,7 @@ import io.lakesink.app.backfill.BackfillSources;
 import io.lakesink.backfill.Backfill;
 import io.lakesink.backfill.BackfillProgress;
 import io.lakesink.delivery.FlushHook;
+import io.lakesink.delivery.FlushStep;
 import io.lakesink.delivery.SourcePartition;
 import io.lakesink.kafka.KafkaWorker;
 import io.lakesink.storage.TableStorage;
@@ -34,6 +35,8 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.parquet.example.data.Group;
@@ -115,26 +118,46 @@ class BackfillEndToEndTest {
     Path config = configFile(w);
     Path history = csv("history.csv", 0, 30);
 
-    // The worker keeps streaming while both backfills run: updates of keys the backfill also
-    // holds (5..9), keys created by the stream inside the backfill's range (20..24), new keys.
-    int produced = 10;
+    // The worker keeps streaming while both backfills run. After a backfill's first batch, the
+    // stream sends updates of keys the backfill also holds (5..9), keys inside the backfill's
+    // range (20..24) and new keys, and the backfill goes on only once the worker committed
+    // some of them: its later batches and the worker's commits race on the same table.
+    int produced = 10 + 15;
+    Map<String, CountDownLatch> workerCommitted = Map.of("m", new CountDownLatch(1), "c", new CountDownLatch(1));
+    Set<String> streaming = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    FlushHook afterStreamed = (table, step) -> {
+      if (step == FlushStep.AFTER_COMMIT && streaming.contains(table)) {
+        workerCommitted.get(table.replace("_APPEND", "")).countDown();
+      }
+    };
     try (TableStorage storage = Pipeline.storage(w.config().storage());
-        KafkaWorker live = Pipeline.worker(w.config(), storage, FlushHook.NONE, Clock.systemUTC())) {
+        KafkaWorker live = Pipeline.worker(w.config(), storage, afterStreamed, Clock.systemUTC())) {
       CompletableFuture<?> worker = CompletableFuture.runAsync(() -> live.run(false));
-      CompletableFuture<?> stream = CompletableFuture.runAsync(() -> {
-        try (KafkaProducer<byte[], byte[]> p = SharedKafka.producer()) {
-          for (String topic : List.of(mergeTopic, changelogTopic)) {
-            for (int i = 5; i < 10; i++) produce(p, topic, "u", i, "u" + i, 2000 + i);
-            for (int i = 20; i < 25; i++) produce(p, topic, "c", i, "s" + i, 2000 + i);
-            for (int i = 100; i < 105; i++) produce(p, topic, "c", i, "s" + i, 2000 + i);
+      for (String table : List.of("m", "c")) {
+        String topic = table.equals("m") ? mergeTopic : changelogTopic;
+        BackfillProgress streamAfterFirstBatch = new BackfillProgress() {
+          @Override
+          public void committed(long position, long written, long version) {
+            if (position > 3) {
+              return;
+            }
+            streaming.add(table.equals("m") ? "m" : "c_APPEND");
+            try (KafkaProducer<byte[], byte[]> p = SharedKafka.producer()) {
+              for (int i = 5; i < 10; i++) produce(p, topic, "u", i, "u" + i, 2000 + i);
+              for (int i = 20; i < 25; i++) produce(p, topic, "c", i, "s" + i, 2000 + i);
+              for (int i = 100; i < 105; i++) produce(p, topic, "c", i, "s" + i, 2000 + i);
+              p.flush();
+            }
+            try {
+              assertTrue(workerCommitted.get(table).await(120, TimeUnit.SECONDS), "the live worker committed streamed changes");
+            } catch (InterruptedException e) {
+              throw new IllegalStateException(e);
+            }
           }
-          p.flush();
-        }
-      });
-      produced += 15;
-      assertEquals(Main.OK, BackfillCommand.run(request(config, "m", BackfillSources.Kind.CSV, history, "hist", 3), name -> null, BackfillProgress.NONE));
-      assertEquals(Main.OK, BackfillCommand.run(request(config, "c", BackfillSources.Kind.CSV, history, "hist", 3), name -> null, BackfillProgress.NONE));
-      stream.join();
+        };
+        assertEquals(Main.OK, BackfillCommand.run(request(config, table, BackfillSources.Kind.CSV, history, "hist", 3), name -> null,
+            streamAfterFirstBatch));
+      }
       live.stop();
       worker.join();
     }
