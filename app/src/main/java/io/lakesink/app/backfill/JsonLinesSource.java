@@ -22,7 +22,7 @@ import java.util.OptionalLong;
  * ({@link DebeziumJsonDecoder}) as a record value: a plain object is a flattened row without a
  * schema (text read in its column's type), and a line that is a Debezium envelope or a Kafka
  * Connect {@code schema}/{@code payload} record (a topic dump) is read with its types, exactly as
- * the worker reads it. Blank lines are skipped.
+ * the worker reads it. Blank lines, tombstones and delete events are skipped.
  */
 final class JsonLinesSource implements BackfillSource {
   private final List<Path> files;
@@ -81,7 +81,7 @@ final class JsonLinesSource implements BackfillSource {
           continue;
         }
         ChangeEvent e = decode(text);
-        if (e != null) {
+        if (e != null && !e.isDelete()) { // a topic dump's deletes hold a row that is gone
           out.add(new SourceRow(e.schema(), e.values()));
         }
       }

@@ -70,6 +70,26 @@ class FileSourcesTest {
   }
 
   @Test
+  void jsonLinesAreDecodedAsTheStreamDecodesRecordsAndATopicDumpsDeletesAreSkipped() throws Exception {
+    Path f = dir.resolve("dump.jsonl");
+    Files.writeString(f, "{\"id\":1,\"name\":\"a\",\"qty\":2.50}\n"
+        + "{\"before\":{\"id\":2},\"after\":null,\"source\":{\"ts_ms\":5},\"op\":\"d\"}\n"
+        + "{\"before\":null,\"after\":{\"id\":3,\"name\":\"c\"},\"source\":{\"ts_ms\":5},\"op\":\"c\"}\n");
+    try (JsonLinesSource jsonl = new JsonLinesSource(List.of(f))) {
+      assertEquals(OptionalLong.of(3), jsonl.estimatedRows());
+      List<SourceRow> rows = jsonl.next(10);
+      assertEquals(2, rows.size(), "the delete is skipped");
+      assertEquals(List.of("1", "a", "2.50"), Arrays.asList(rows.get(0).values()), "without a schema, text as the stream reads it");
+      assertEquals(List.of("3", "c"), Arrays.asList(rows.get(1).values()), "an envelope's after image");
+    }
+    Files.writeString(f, "{\"id\":1}\n[1,2]\n");
+    try (JsonLinesSource jsonl = new JsonLinesSource(List.of(f))) {
+      ConfigurationException e = assertThrows(ConfigurationException.class, () -> jsonl.next(10));
+      assertTrue(e.getMessage().contains("line 2 cannot be read"), e.getMessage());
+    }
+  }
+
+  @Test
   void progressIsABarOnATerminalAndPlainLinesOtherwise() {
     Clock start = Clock.fixed(Instant.parse("2026-12-01T00:00:00Z"), ZoneOffset.UTC);
     ByteArrayOutputStream out = new ByteArrayOutputStream();
