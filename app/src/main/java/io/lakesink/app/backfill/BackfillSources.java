@@ -2,7 +2,6 @@ package io.lakesink.app.backfill;
 
 import io.lakesink.backfill.BackfillSource;
 import io.lakesink.config.Subscription;
-import io.lakesink.error.ConfigurationException;
 import io.lakesink.mapping.ColumnRule;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -25,13 +24,13 @@ public final class BackfillSources {
   public static BackfillSource open(Spec spec, Subscription subscription, Function<String, String> environment) {
     if (spec.kind() == Kind.JDBC) {
       if (spec.jdbcUrl() == null) {
-        throw new ConfigurationException("--from jdbc needs --jdbc-url.");
+        throw SourceErrors.options("--from jdbc needs --jdbc-url.");
       }
       if ((spec.query() == null) == (spec.sourceTable() == null)) {
-        throw new ConfigurationException("--from jdbc needs one of --query or --source-table.");
+        throw SourceErrors.options("--from jdbc needs one of --query or --source-table.");
       }
       if (!spec.files().isEmpty()) {
-        throw new ConfigurationException("--file is for csv, jsonl and parquet sources, not jdbc.");
+        throw SourceErrors.options("--file is for csv, jsonl and parquet sources, not jdbc.");
       }
       Properties credentials = new Properties();
       String user = environment.apply(JDBC_USER_ENV);
@@ -43,10 +42,10 @@ public final class BackfillSources {
           : JdbcSource.table(spec.jdbcUrl(), credentials, spec.sourceTable(), sourceKeyColumns(subscription));
     }
     if (spec.files().isEmpty()) {
-      throw new ConfigurationException("--from " + spec.kind().name().toLowerCase() + " needs --file (a path or a glob).");
+      throw SourceErrors.options("--from " + spec.kind().name().toLowerCase() + " needs --file (a path or a glob).");
     }
     if (spec.jdbcUrl() != null || spec.query() != null || spec.sourceTable() != null) {
-      throw new ConfigurationException("--jdbc-url, --query and --source-table are for --from jdbc only.");
+      throw SourceErrors.options("--jdbc-url, --query and --source-table are for --from jdbc only.");
     }
     List<Path> files = new ArrayList<>();
     spec.files().forEach(f -> files.addAll(SourceFiles.expand(f)));

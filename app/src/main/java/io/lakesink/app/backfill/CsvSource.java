@@ -2,7 +2,6 @@ package io.lakesink.app.backfill;
 
 import io.lakesink.backfill.BackfillSource;
 import io.lakesink.backfill.SourceRow;
-import io.lakesink.error.ConfigurationException;
 import io.lakesink.event.Column;
 import io.lakesink.event.ColumnType;
 import io.lakesink.event.RowSchema;
@@ -86,8 +85,7 @@ final class CsvSource implements BackfillSource {
           continue; // a blank line
         }
         if (fields.size() != schema.size()) {
-          throw new ConfigurationException(files.get(fileIndex) + " line " + line + " has " + fields.size()
-              + " fields where its header has " + schema.size() + ": fix the file.");
+          throw SourceErrors.badFile(files.get(fileIndex), line, "has " + fields.size() + " fields where its header has " + schema.size());
         }
         out.add(new SourceRow(schema, fields.toArray()));
       }
@@ -113,7 +111,7 @@ final class CsvSource implements BackfillSource {
       List<Column> columns = new ArrayList<>();
       for (String name : header) {
         if (name == null || name.isBlank()) {
-          throw new ConfigurationException(files.get(fileIndex) + ": the header has an empty column name.");
+          throw SourceErrors.badFile(files.get(fileIndex), 1, "the header has an empty column name");
         }
         columns.add(new Column(name.trim(), ColumnType.STRING));
       }
@@ -139,7 +137,7 @@ final class CsvSource implements BackfillSource {
     while (true) {
       if (inQuotes) {
         if (c < 0) {
-          throw new ConfigurationException(files.get(fileIndex) + " line " + line + ": a quoted field is not closed.");
+          throw SourceErrors.badFile(files.get(fileIndex), line, "a quoted field is not closed");
         }
         if (c == '"') {
           int d = reader.read();

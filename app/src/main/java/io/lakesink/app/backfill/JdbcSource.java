@@ -2,7 +2,6 @@ package io.lakesink.app.backfill;
 
 import io.lakesink.backfill.BackfillSource;
 import io.lakesink.backfill.SourceRow;
-import io.lakesink.error.ConfigurationException;
 import io.lakesink.event.Column;
 import io.lakesink.event.RowSchema;
 import io.lakesink.types.SourceType;
@@ -74,7 +73,7 @@ final class JdbcSource implements BackfillSource {
         String quote = connection().getMetaData().getIdentifierQuoteString();
         query = tableQuery(table, keyColumns, quote == null || quote.isBlank() ? "" : quote.strip());
       } catch (SQLException e) {
-        throw new ConfigurationException("Cannot read the database's metadata at " + safeUrl(url) + ": " + e.getMessage(), e);
+        throw SourceErrors.queryFailed(safeUrl(url), 0, reason(e), e);
       }
     }
     return query;
@@ -120,9 +119,7 @@ final class JdbcSource implements BackfillSource {
         connection.setReadOnly(true);
         connection.setAutoCommit(false); // PostgreSQL streams with a cursor only inside a transaction
       } catch (SQLException e) {
-        throw new ConfigurationException("Cannot connect to " + safeUrl(url) + " (" + reason(e)
-            + "): check --jdbc-url, LAKESINK_BACKFILL_JDBC_USER and LAKESINK_BACKFILL_JDBC_PASSWORD, and that the"
-            + " database's driver is on the class path (the PostgreSQL driver is shipped).", e);
+        throw SourceErrors.cannotConnect(safeUrl(url), reason(e), e);
       }
     }
     return connection;
@@ -249,8 +246,7 @@ final class JdbcSource implements BackfillSource {
           try {
             values[i] = TypeMapping.convert(sourceTypes[i], schema.columns().get(i).type(), wire(i, sourceTypes[i]));
           } catch (UnconvertibleValueException | ArithmeticException e) {
-            throw new ConfigurationException("Row " + row + " of the query: column " + schema.columns().get(i).name()
-                + " holds a value lakesink cannot store (" + e.getMessage() + "). Leave it out of the query or convert it there.");
+            throw SourceErrors.badValue("The query's", row, schema.columns().get(i).name(), e.getMessage());
           }
         }
         out.add(new SourceRow(schema, values));
@@ -259,8 +255,7 @@ final class JdbcSource implements BackfillSource {
         exhausted = true;
       }
     } catch (SQLException e) {
-      throw new ConfigurationException("The backfill query failed on " + safeUrl(url) + " at row " + row + ": " + reason(e)
-          + ". Check --query or --source-table.", e);
+      throw SourceErrors.queryFailed(safeUrl(url), row, reason(e), e);
     }
     return out;
   }

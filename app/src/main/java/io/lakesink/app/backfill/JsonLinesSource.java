@@ -2,7 +2,6 @@ package io.lakesink.app.backfill;
 
 import io.lakesink.backfill.BackfillSource;
 import io.lakesink.backfill.SourceRow;
-import io.lakesink.error.ConfigurationException;
 import io.lakesink.error.SourcePosition;
 import io.lakesink.event.ChangeEvent;
 import io.lakesink.kafka.decode.DebeziumJsonDecoder;
@@ -97,8 +96,7 @@ final class JsonLinesSource implements BackfillSource {
       return decoder.decode(new SourcePosition(files.get(fileIndex).getFileName().toString(), 0, line),
           null, text.getBytes(StandardCharsets.UTF_8));
     } catch (DecodeException e) {
-      throw new ConfigurationException(files.get(fileIndex) + " line " + line + " cannot be read: " + e.getMessage()
-          + ". Fix the file: each line must be one JSON object.");
+      throw SourceErrors.badFile(files.get(fileIndex), line, "cannot be read as one JSON object (" + e.getMessage() + ")");
     }
   }
 

@@ -2,7 +2,6 @@ package io.lakesink.app.backfill;
 
 import io.lakesink.backfill.BackfillSource;
 import io.lakesink.backfill.SourceRow;
-import io.lakesink.error.ConfigurationException;
 import io.lakesink.event.Column;
 import io.lakesink.event.RowSchema;
 import io.lakesink.types.SourceType;
@@ -165,8 +164,7 @@ final class ParquetSource implements BackfillSource {
       try {
         values[i] = TypeMapping.convert(sourceTypes[i], schema.columns().get(i).type(), wire);
       } catch (UnconvertibleValueException | ArithmeticException e) {
-        throw new ConfigurationException(files.get(fileIndex) + " row " + row + ": column " + type.getFieldName(i)
-            + " holds a value lakesink cannot store (" + e.getMessage() + ").");
+        throw SourceErrors.badValue(files.get(fileIndex).toString(), row, type.getFieldName(i), e.getMessage());
       }
     }
     return values;

@@ -1,6 +1,5 @@
 package io.lakesink.app.backfill;
 
-import io.lakesink.error.ConfigurationException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.FileSystems;
@@ -24,7 +23,7 @@ final class SourceFiles {
     String last = given.getFileName() == null ? "" : given.getFileName().toString();
     if (!last.contains("*") && !last.contains("?") && !last.contains("[") && !last.contains("{")) {
       if (!Files.isRegularFile(given)) {
-        throw new ConfigurationException("--file " + pattern + ": no such file.");
+        throw SourceErrors.noFile(pattern, false);
       }
       return List.of(given.toAbsolutePath());
     }
@@ -37,7 +36,7 @@ final class SourceFiles {
       throw new UncheckedIOException("listing " + dir, e);
     }
     if (out.isEmpty()) {
-      throw new ConfigurationException("--file " + pattern + ": no file matches.");
+      throw SourceErrors.noFile(pattern, true);
     }
     return out;
   }

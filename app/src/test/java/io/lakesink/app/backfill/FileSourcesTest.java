@@ -65,7 +65,7 @@ class FileSourcesTest {
     Files.writeString(f, "id,name\n1,a\n2,b,c\n");
     try (CsvSource csv = new CsvSource(List.of(f))) {
       ConfigurationException e = assertThrows(ConfigurationException.class, () -> csv.next(10));
-      assertTrue(e.getMessage().contains("line 3 has 3 fields where its header has 2"), e.getMessage());
+      assertTrue(e.getMessage().contains("line 3: has 3 fields where its header has 2"), e.getMessage());
     }
   }
 
@@ -85,7 +85,7 @@ class FileSourcesTest {
     Files.writeString(f, "{\"id\":1}\n[1,2]\n");
     try (JsonLinesSource jsonl = new JsonLinesSource(List.of(f))) {
       ConfigurationException e = assertThrows(ConfigurationException.class, () -> jsonl.next(10));
-      assertTrue(e.getMessage().contains("line 2 cannot be read"), e.getMessage());
+      assertTrue(e.getMessage().contains("line 2: cannot be read as one JSON object"), e.getMessage());
     }
   }
 
