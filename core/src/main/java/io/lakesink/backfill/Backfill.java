@@ -124,7 +124,6 @@ public final class Backfill {
     }
     long resumedAt = settings.checkOnly() ? 0 : committedPosition();
     source.skip(resumedAt);
-    progress.started(settings.id(), resumedAt, source.estimatedRows());
     long position = resumedAt;
     long written = 0;
     List<SourceRow> batch = source.next(settings.batchRows());
@@ -139,6 +138,8 @@ public final class Backfill {
     if (settings.checkOnly()) {
       return new Outcome(resumedAt, position, 0, 0, 0, List.of(), Optional.empty());
     }
+    // After the check: counting the rows of a query may take a while, and a check-only run needs no total.
+    progress.started(settings.id(), resumedAt, source.estimatedRows());
     while (!batch.isEmpty()) {
       long next = position + batch.size();
       Committed c = commit(batch, position, next);
