@@ -31,7 +31,12 @@ public enum ExitCode {
    * {@code run --stop-at-end} stopped on a worker-level fault: storage or the schema registry
    * refused the worker's credentials or permissions. No table was quarantined for it.
    */
-  WORKER_FAULT(8);
+  WORKER_FAULT(8),
+  /**
+   * {@code backfill} stopped on a failure retries did not get past (storage unreachable, other
+   * writers winning every commit). Every committed batch is kept: the same command resumes.
+   */
+  BACKFILL_INTERRUPTED(9);
 
   public final int code;
 

@@ -1,5 +1,6 @@
 package io.lakesink.app;
 
+import io.lakesink.app.backfill.BackfillSources;
 import io.lakesink.error.ConfigurationException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -20,7 +21,7 @@ import picocli.CommandLine.Parameters;
     description = "Delivers Debezium change events from Kafka into Delta Lake tables.",
     subcommands = {
       Main.Run.class, Main.DemoCommand.class, Main.Check.class, Main.Views.class, Main.Show.class,
-      Main.Status.class, Main.Quarantine.class, CommandLine.HelpCommand.class
+      Main.Status.class, Main.Quarantine.class, Main.BackfillCli.class, CommandLine.HelpCommand.class
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
@@ -31,7 +32,9 @@ import picocli.CommandLine.Parameters;
       "4:configuration error",
       "5:check failed / no worker answers",
       "6:the final flush failed",
-      "7:stopped before the final flush finished"
+      "7:stopped before the final flush finished",
+      "8:a worker-level fault (run --stop-at-end)",
+      "9:a backfill stopped before the end (run it again to resume)"
     })
 public final class Main implements Callable<Integer> {
   static final int OK = ExitCode.OK.code;
@@ -195,6 +198,68 @@ public final class Main implements Callable<Integer> {
       public Integer call() {
         return Commands.quarantine(config.file, "release", table);
       }
+    }
+  }
+
+  @Command(name = "backfill", mixinStandardHelpOptions = true,
+      description = {"Load rows that never went through Kafka into a subscription's table, beside a running worker",
+          "(docs/backfill.md). MERGE tables get only the keys they lack; changelog tables get the rows as",
+          "__op='r' at __ts_ms=0. Progress is kept in the table's log: the same command resumes.",
+          "JDBC credentials: " + BackfillSources.JDBC_USER_ENV + ", " + BackfillSources.JDBC_PASSWORD_ENV + "."})
+  static final class BackfillCli implements Callable<Integer> {
+    @CommandLine.Mixin ConfigOption config;
+
+    @Option(names = "--table", paramLabel = "NAME", required = true, description = "the subscription's table")
+    String table;
+
+    @Option(names = "--from", paramLabel = "SOURCE", required = true, description = "jdbc, csv, jsonl or parquet")
+    String from;
+
+    @Option(names = "--jdbc-url", paramLabel = "URL", description = "JDBC URL (jdbc:postgresql://host/db); no password in it")
+    String jdbcUrl;
+
+    @Option(names = "--query", paramLabel = "SQL", description = "the rows to load; say ORDER BY so a resumed run reads them in the same order")
+    String query;
+
+    @Option(names = "--source-table", paramLabel = "NAME", description = "load a whole source table, in primary key order")
+    String sourceTable;
+
+    @Option(names = "--file", paramLabel = "PATH", description = "a file or a glob (archive/*.csv); repeatable")
+    java.util.List<String> files = new java.util.ArrayList<>();
+
+    @Option(names = "--batch-rows", paramLabel = "N", defaultValue = "10000", description = "rows per commit (default: ${DEFAULT-VALUE})")
+    int batchRows;
+
+    @Option(names = "--id", paramLabel = "ID", description = "the backfill's id in the table's log (default: derived from the table and the source)")
+    String id;
+
+    @Option(names = "--check-only", description = "run the render check and write nothing")
+    boolean checkOnly;
+
+    @Option(names = "--skip-check", description = "write without the render check (rows changed at the source since the stream delivered them)")
+    boolean skipCheck;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      BackfillSources.Kind kind;
+      try {
+        kind = BackfillSources.Kind.valueOf(from.toUpperCase(java.util.Locale.ROOT));
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.ParameterException(spec.commandLine(), "--from " + from + ": use jdbc, csv, jsonl or parquet.");
+      }
+      if (batchRows < 1) {
+        throw new CommandLine.ParameterException(spec.commandLine(), "--batch-rows must be at least 1.");
+      }
+      if (id != null && !id.matches("[A-Za-z0-9_.-]{1,100}")) {
+        throw new CommandLine.ParameterException(spec.commandLine(), "--id: 1 to 100 letters, digits, '.', '_' or '-'.");
+      }
+      if (checkOnly && skipCheck) {
+        throw new CommandLine.ParameterException(spec.commandLine(), "--check-only and --skip-check exclude each other.");
+      }
+      return BackfillCommand.run(new BackfillCommand.Request(config.file, table,
+          new BackfillSources.Spec(kind, jdbcUrl, query, sourceTable, files), id, batchRows, checkOnly, skipCheck));
     }
   }
 

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 class ArchitectureTest {
   /** Every package of the core module ({@link #theCoreListIsComplete} keeps this list true). */
   static final String[] CORE = {
-    "io.lakesink.catalog", "io.lakesink.changelog..", "io.lakesink.config..", "io.lakesink.delivery..",
+    "io.lakesink.backfill..", "io.lakesink.catalog", "io.lakesink.changelog..", "io.lakesink.config..", "io.lakesink.delivery..",
     "io.lakesink.delta..", "io.lakesink.error..", "io.lakesink.event..", "io.lakesink.mapping..",
     "io.lakesink.merge..", "io.lakesink.quarantine..", "io.lakesink.retry..", "io.lakesink.storage", "io.lakesink.types..",
     "io.lakesink.view.."
@@ -44,6 +44,14 @@ class ArchitectureTest {
       dirs.filter(java.nio.file.Files::isDirectory).forEach(d -> actual.add(d.getFileName().toString()));
     }
     org.junit.jupiter.api.Assertions.assertEquals(actual, listed, "core packages and the architecture rule differ");
+  }
+
+  /** Backfill sources that need drivers or file libraries live in the app: the core backfill reads rows only. */
+  @Test
+  void theCoreBackfillKnowsNoSourceLibrary() {
+    noClasses().that().resideInAPackage("io.lakesink.backfill..")
+        .should().dependOnClassesThat().resideInAnyPackage("java.sql..", "org.apache.parquet..", "org.apache.hadoop..")
+        .check(classes);
   }
 
   @Test

@@ -436,6 +436,15 @@ public final class DeltaTable {
       return metadata.isPresent();
     }
 
+    /**
+     * The same commit, never moved onto a newer log: for rows planned from what the table held
+     * (a key it lacked is inserted), which another writer may have changed meanwhile. A lost
+     * race then fails with {@link CommitConflictException}, to be planned again.
+     */
+    public PreparedAppend withoutRebase() {
+      return new PreparedAppend(base, transaction, offsets, metadata, dataActions, false, rows);
+    }
+
     /** One {@code txn} action per source partition, then the schema change, then the files. */
     CloseableIterable<Row> actions() {
       long now = System.currentTimeMillis();

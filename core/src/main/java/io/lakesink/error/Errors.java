@@ -188,6 +188,63 @@ public final class Errors {
         null);
   }
 
+  // --- backfill (docs/backfill.md): refusals name what to change; only the render check quotes values
+
+  public static ConfigurationException backfillNoTable(String table, String location) {
+    return new ConfigurationException(
+        "Table " + table + " does not exist at " + location + ": a backfill writes into a table the stream"
+            + " created. Start the worker first (it creates the table with its first commit), then run the"
+            + " backfill again.");
+  }
+
+  public static ConfigurationException backfillNoKey(String table) {
+    return new ConfigurationException(
+        "The subscription of table " + table + " has no primary key, and a backfill needs one to tell the rows"
+            + " the stream delivered from the ones it loads. Set primary_key on the subscription (or flag the"
+            + " key columns in its column mapping).");
+  }
+
+  public static ConfigurationException backfillKeyColumnMissing(String table, String column) {
+    return new ConfigurationException(
+        "The primary key of table " + table + " names column " + column + ", which the table does not have."
+            + " Fix primary_key (or the column mapping's primary_key flags) to name columns of the table.");
+  }
+
+  public static ConfigurationException backfillUnknownColumns(String table, List<String> columns) {
+    return new ConfigurationException(
+        "The backfill source has column(s) " + String.join(", ", columns) + " that table " + table
+            + " does not have. A backfill writes only into the columns the stream created: leave them out of"
+            + " the query or the files, or map them in the subscription's column mapping.");
+  }
+
+  /** The reason may name a column and a type, never the value. */
+  public static ConfigurationException backfillRowRefused(String table, long row, String reason) {
+    return new ConfigurationException(
+        "Row " + row + " of the backfill source cannot be written into table " + table + ": " + reason
+            + ". Fix the source or the query (or the subscription's column mapping), then run the backfill"
+            + " again: it resumes after the last committed batch.");
+  }
+
+  public static ConfigurationException backfillRunning(String table, String id, long stored, long from) {
+    return new ConfigurationException(
+        "Another run of backfill " + id + " committed table " + table + " up to row " + stored + " while this"
+            + " one was writing from row " + from + ": run one backfill with an id at a time. Running the"
+            + " same command again resumes where the table's log says it stopped.");
+  }
+
+  /**
+   * The render check's refusal. It quotes values on purpose, unlike every other message: it is
+   * printed by the command the user runs and reaches no log or status, and both values are what
+   * tells the user what to change.
+   */
+  public static String backfillRenderMismatch(String table, List<String> differences) {
+    return "The backfill renders rows differently from what the stream delivered to table " + table + ":\n  "
+        + String.join("\n  ", differences)
+        + "\nNothing was written. Change the source query or files (names, types, time zones, decimal"
+        + " scales) or the subscription's column mapping so both agree, then run the backfill again."
+        + " If the rows changed at the source after the stream delivered them, run it with --skip-check.";
+  }
+
   public static ConfigurationException missing(String key, String what) {
     return new ConfigurationException("Configuration key '" + key + "' is required: " + what + ".");
   }

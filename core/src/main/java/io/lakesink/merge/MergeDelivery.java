@@ -109,7 +109,8 @@ public final class MergeDelivery extends BufferedDelivery {
       rows.add(withMetadata(layout, e, layout.row(e)));
     }
     TableMerge merge;
-    if (keys.appendOnly(events)) {
+    boolean keyed = !keys.appendOnly(events);
+    if (!keyed) {
       // Without a key there is nothing to match on: updates accumulate, deletes are not applied.
       if (!warnedNoKey) {
         log.warn("Table {} has no primary key (none configured, none in the record key): rows are appended,"
@@ -125,6 +126,11 @@ public final class MergeDelivery extends BufferedDelivery {
     resetStaging();
     AppendRequest request = new AppendRequest(layout.columns(), List.of(), Map.of(), out, offsets, tableProperties());
     DeltaTable.PreparedAppend prepared = table.prepareAppend(request, rewritten);
+    if (keyed) {
+      // Inserts too were planned from the keys the log showed: another writer of the table (a
+      // backfill, docs/backfill.md) may have added one since, so a lost race plans them again.
+      prepared = prepared.withoutRebase();
+    }
     beforeCommit();
     long version = table.commit(prepared);
     merge.remember(deletedKeys);
