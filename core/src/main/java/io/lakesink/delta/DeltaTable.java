@@ -203,12 +203,12 @@ public final class DeltaTable {
 
   /** The table's data files with their statistics (empty when the table does not exist). */
   public List<TableFile> files() {
-    Optional<Snapshot> current = snapshot();
-    if (current.isEmpty()) {
-      return List.of();
-    }
+    return snapshot().map(s -> files(engine, s, location)).orElse(List.of());
+  }
+
+  static List<TableFile> files(Engine engine, Snapshot snapshot, String location) {
     List<TableFile> files = new ArrayList<>();
-    Scan scan = current.get().getScanBuilder().build();
+    Scan scan = snapshot.getScanBuilder().build();
     try (CloseableIterator<FilteredColumnarBatch> batches = scan.getScanFiles(engine, true)) {
       while (batches.hasNext()) {
         try (CloseableIterator<Row> rows = batches.next().getRows()) {
@@ -408,12 +408,17 @@ public final class DeltaTable {
         // a .crc, readers replay the log, which has the new metaData action.
         continue;
       }
-      try {
-        hook.threadSafeInvoke(engine);
-      } catch (IOException | RuntimeException e) {
-        // The commit itself succeeded; a missing checkpoint only slows readers down.
-        log.warn("Post-commit {} for {} failed: {}", hook.getType(), location, e.toString());
-      }
+      runHook(engine, hook, location);
+    }
+  }
+
+  /** Runs a post-commit hook (a checkpoint, which also removes expired log files); best effort. */
+  static void runHook(Engine engine, PostCommitHook hook, String location) {
+    try {
+      hook.threadSafeInvoke(engine);
+    } catch (IOException | RuntimeException e) {
+      // The commit itself succeeded; a missing checkpoint only slows readers down.
+      log.warn("Post-commit {} for {} failed: {}", hook.getType(), location, e.toString());
     }
   }
 
