@@ -80,8 +80,12 @@ final class MaintenanceTables {
   }
 
   static long mergedCommit(DeltaTable t, List<Object[]> rows, List<TableFile> removed) {
-    return t.commit(t.prepareAppend(
-        new AppendRequest(MERGED, List.of(), Map.of(), rows, CommitOffsets.NONE, Map.of("delta.checkpointInterval", "10")), removed));
+    return mergedCommit(t, rows, removed, Map.of("delta.checkpointInterval", "10"));
+  }
+
+  /** @param properties the table's properties, when this commit creates it */
+  static long mergedCommit(DeltaTable t, List<Object[]> rows, List<TableFile> removed, Map<String, String> properties) {
+    return t.commit(t.prepareAppend(new AppendRequest(MERGED, List.of(), Map.of(), rows, CommitOffsets.NONE, properties), removed));
   }
 
   /** The table's rows as sorted text, to compare contents. */
