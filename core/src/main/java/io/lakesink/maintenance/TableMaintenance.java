@@ -52,6 +52,14 @@ public final class TableMaintenance {
     return name;
   }
 
+  /** The table's live files, counted; the key warnings look at their statistics. */
+  public int fileCount(KeyWarnings warnings) {
+    table.refresh();
+    List<TableFile> files = table.files();
+    warnings.files(files);
+    return files.size();
+  }
+
   /** Compacts small files into files of about the target size in one OPTIMIZE commit. */
   public OptimizeResult optimize(boolean dryRun) {
     table.refresh();
