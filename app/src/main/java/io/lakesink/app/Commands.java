@@ -181,7 +181,7 @@ final class Commands {
     }
   }
 
-  private static Subscription subscription(WorkerConfig config, String table) {
+  static Subscription subscription(WorkerConfig config, String table) {
     return config.subscriptions().stream()
         .filter(x -> x.table().equals(table) || TableNames.sanitize(x.table()).equals(table) || x.targetTable().equals(table))
         .findFirst()
