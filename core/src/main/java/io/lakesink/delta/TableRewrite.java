@@ -75,6 +75,8 @@ public final class TableRewrite {
   private final List<TableFile> removed = new ArrayList<>();
   private final List<Row> added = new ArrayList<>();
   private long bytesAdded;
+  /** The data columns as stored in the files, read the same way from every file. */
+  private StructType physicalRead;
 
   private TableRewrite(DeltaTable table, Map<String, String> parameters) {
     this.location = table.location();
@@ -240,8 +242,10 @@ public final class TableRewrite {
   }
 
   private CloseableIterator<ColumnarBatch> read(TableFile file) throws IOException {
-    Row scanState = base.getScanBuilder().build().getScanState(engine);
-    StructType physical = ScanStateRow.getPhysicalDataReadSchema(scanState);
+    if (physicalRead == null) {
+      physicalRead = ScanStateRow.getPhysicalDataReadSchema(base.getScanBuilder().build().getScanState(engine));
+    }
+    StructType physical = physicalRead;
     return engine.getParquetHandler()
         .readParquetFiles(
             Utils.singletonCloseableIterator(InternalScanFileUtils.getAddFileStatus(file.scanRow)), physical, Optional.empty())
