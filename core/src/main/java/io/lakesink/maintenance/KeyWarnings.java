@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,8 +68,9 @@ public final class KeyWarnings {
     }
   }
 
+  /** Shown with its latest figures; logged once, when it appears. */
   private void put(String id, String warning) {
-    if (!Objects.equals(warnings.put(id, warning), warning)) {
+    if (warnings.put(id, warning) == null) {
       log.warn("{}", warning);
     }
   }
