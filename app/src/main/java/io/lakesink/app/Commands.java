@@ -81,7 +81,7 @@ final class Commands {
     DeliveryContext context =
         DeliveryContext.of(config.delivery(), new QuarantineStore(storage)).withHook(hook)
             .withMetrics(metrics).withCatalog(Pipeline.catalog(config.catalog()))
-            .withMaintenance(MaintenancePolicy.DEFAULT);
+            .withMaintenance(config.maintenance() ? MaintenancePolicy.DEFAULT : MaintenancePolicy.OFF);
     // Closing the worker commits nothing more but leaves the consumer group, so the partitions
     // move to another member at once instead of after the session timeout.
     try (KafkaWorker worker = Pipeline.worker(config, storage, context);

@@ -81,7 +81,8 @@ final class ConfigValidator {
     }
     DeliverySection delivery = f.delivery() == null ? new DeliverySection(null, null, null, null, null) : f.delivery();
     return new WorkerConfig(kafka(f.kafka()), storage(f.storage()), flushPolicy(delivery), subscriptions, registry,
-        catalog(f.catalog()), status(f.status()), merge(delivery), maxBufferBytes(delivery));
+        catalog(f.catalog()), status(f.status()), merge(delivery), maxBufferBytes(delivery),
+        f.maintenance() == null || f.maintenance().enabled() == null || f.maintenance().enabled());
   }
 
   // ---------------------------------------------------------------- sections
