@@ -99,7 +99,9 @@ public final class MaintenanceRunner {
     running = null;
     try {
       Report r = done.join();
-      if (r.optimize() != null && r.optimize().committed()) {
+      if (r.optimize() != null && !r.optimize().gaveUp()) {
+        // An optimization with nothing to rewrite counts too: a clustered MERGE table may need
+        // none for long while its merges keep leaving replaced files for vacuum.
         commitsSinceOptimize = 0;
         optimizesSinceVacuum = r.vacuum() != null ? 0 : optimizesSinceVacuum + 1;
       }
@@ -123,7 +125,7 @@ public final class MaintenanceRunner {
     OptimizeResult optimized = maintenance.optimize(false);
     log.info("{}", optimized);
     VacuumResult vacuumed = null;
-    if (optimized.committed() && vacuumNext) {
+    if (!optimized.gaveUp() && vacuumNext) {
       vacuumed = maintenance.vacuum(Optional.empty(), false, false);
       log.info("{}", vacuumed);
     }

@@ -85,6 +85,23 @@ class MaintenanceTriggersTest {
   }
 
   @Test
+  void aMergeTableWithNothingToCompactIsStillVacuumedEveryMthOptimize() {
+    MaintenanceTables tables = new MaintenanceTables(dir);
+    Subscription s = new Subscription("t", "items", DeliveryMode.MERGE, List.of("id"), SourceFormat.JSON, true);
+    MergeDelivery d = new MergeDelivery(s, tables.open("items"), null,
+        context(tables, MaintenanceSettings.DEFAULT.withTriggers(1, 1_000, 2)), MergeSettings.DEFAULT);
+    maintain(d);
+    for (int round = 0; round < 2; round++) {
+      // every merge rewrites the table's one file: nothing for optimize, a replaced file for vacuum
+      d.accept(event("t", 0, offset++, Operation.UPDATE, 1000L + offset, row("id", 1L, "name", "v" + round)));
+      d.flush();
+      maintain(d);
+      assertTrue(d.maintenance().last().optimize() != null && !d.maintenance().last().optimize().committed());
+    }
+    assertNotNull(d.maintenance().last().vacuum(), "the 2nd optimization, though it had nothing to do, is followed by a vacuum");
+  }
+
+  @Test
   void aTableWithTooManyFilesIsOptimizedWhenTheWorkerStarts() {
     MaintenanceTables tables = new MaintenanceTables(dir);
     MaintenanceTables.changelog(tables.open("events_APPEND"), 8, 5); // 8 files, left by an earlier run
