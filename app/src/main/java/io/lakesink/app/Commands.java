@@ -21,6 +21,7 @@ import io.lakesink.error.LakesinkException;
 import io.lakesink.storage.azure.AzureStorage;
 import io.lakesink.app.status.WorkerMetrics;
 import io.lakesink.delivery.DeliveryContext;
+import io.lakesink.maintenance.MaintenancePolicy;
 import io.lakesink.kafka.WorkerStatus;
 import io.lakesink.quarantine.QuarantineRecord;
 import java.io.IOException;
@@ -79,7 +80,8 @@ final class Commands {
     WorkerMetrics metrics = new WorkerMetrics(() -> holder[0] == null ? WorkerStatus.STARTING : holder[0].status());
     DeliveryContext context =
         DeliveryContext.of(config.delivery(), new QuarantineStore(storage)).withHook(hook)
-            .withMetrics(metrics).withCatalog(Pipeline.catalog(config));
+            .withMetrics(metrics).withCatalog(Pipeline.catalog(config))
+            .withMaintenance(config.maintenance() ? MaintenancePolicy.DEFAULT : MaintenancePolicy.OFF);
     // Closing the worker commits nothing more but leaves the consumer group, so the partitions
     // move to another member at once instead of after the session timeout.
     try (KafkaWorker worker = Pipeline.worker(config, storage, context);

@@ -21,7 +21,8 @@ import picocli.CommandLine.Parameters;
     description = "Delivers Debezium change events from Kafka into Delta Lake tables.",
     subcommands = {
       Main.Run.class, Main.DemoCommand.class, Main.Check.class, Main.Views.class, Main.Show.class,
-      Main.Status.class, Main.Quarantine.class, Main.BackfillCli.class, CommandLine.HelpCommand.class
+      Main.Status.class, Main.Quarantine.class, Main.BackfillCli.class, Main.MaintainCommand.class,
+      CommandLine.HelpCommand.class
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
@@ -163,6 +164,41 @@ public final class Main implements Callable<Integer> {
     @Override
     public Integer call() {
       return Commands.status(config.file);
+    }
+  }
+
+  @Command(name = "maintain", mixinStandardHelpOptions = true,
+      description = {"Optimize, vacuum and clean the log of the configured tables now (all three unless --optimize or",
+          "--vacuum), printing files and bytes before and after. Safe beside a running worker."})
+  static final class MaintainCommand implements Callable<Integer> {
+    @CommandLine.Mixin ConfigOption config;
+
+    @Option(names = "--table", paramLabel = "NAME", description = "only this subscription's table (default: every table)")
+    String table;
+
+    @Option(names = "--optimize", description = "compact small files (and cluster MERGE tables on their primary key)")
+    boolean optimize;
+
+    @Option(names = "--vacuum", description = "delete files no version inside the retention references")
+    boolean vacuum;
+
+    @Option(names = "--dry-run", description = "print what would be done, change nothing")
+    boolean dryRun;
+
+    @Option(names = "--retention-hours", paramLabel = "HOURS",
+        description = "vacuum retention (default: the table's delta.deletedFileRetentionDuration, 168 h)")
+    Long retentionHours;
+
+    @Option(names = "--force", description = "allow a vacuum retention under 1 hour (no reader or writer may be running)")
+    boolean force;
+
+    @Override
+    public Integer call() {
+      if (retentionHours != null && retentionHours < 0) {
+        throw new CommandLine.ParameterException(new CommandLine(this), "--retention-hours must not be negative");
+      }
+      return Maintain.run(config.file, new Maintain.Request(java.util.Optional.ofNullable(table), optimize, vacuum, dryRun,
+          java.util.Optional.ofNullable(retentionHours).map(java.time.Duration::ofHours), force), System.out);
     }
   }
 

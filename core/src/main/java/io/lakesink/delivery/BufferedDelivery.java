@@ -2,6 +2,7 @@ package io.lakesink.delivery;
 
 import io.lakesink.catalog.CatalogSync;
 import io.lakesink.catalog.CatalogTable;
+import io.lakesink.config.DeliveryMode;
 import io.lakesink.config.Subscription;
 import io.lakesink.delta.CommitErrors;
 import io.lakesink.delta.CommitConflictException;
@@ -14,6 +15,7 @@ import io.lakesink.error.RetryableException;
 import io.lakesink.error.SourcePosition;
 import io.lakesink.error.TableFailureException;
 import io.lakesink.event.ChangeEvent;
+import io.lakesink.maintenance.MaintenanceRunner;
 import io.lakesink.mapping.ColumnMapping;
 import io.lakesink.quarantine.TableQuarantine;
 import io.lakesink.retry.RetryPolicy;
@@ -61,6 +63,7 @@ public abstract class BufferedDelivery implements TableDelivery {
   private final ColumnMapping mapping;
   private final TableHealth health;
   private final CatalogSync catalog;
+  private final MaintenanceRunner maintenance;
 
   private final EventBuffer buffer = new EventBuffer();
   /** Next offset per partition as last read from, or committed to, the log. */
@@ -90,10 +93,15 @@ public abstract class BufferedDelivery implements TableDelivery {
     this.health = new TableHealth(subscription.targetTable(),
         new TableQuarantine(subscription.targetTable(), subscription, context.quarantine(), clock), metrics, clock);
     this.catalog = new CatalogSync(context.catalog(), subscription.targetTable(), clock, context.catalogExecutor());
+    this.maintenance = new MaintenanceRunner(subscription.targetTable(), table,
+        subscription.mode() == DeliveryMode.MERGE ? subscription.primaryKey() : List.of(), context.maintenance(), clock);
   }
 
   @Override
   public void maintain() {
+    if (health.delivering()) {
+      maintenance.poll(); // optimize and vacuum when due, beside delivery
+    }
     catalog.outcome().ifPresent(this::apply);
     if ((catalogPending || health.degraded()) && clock.millis() >= nextCatalogRetry) {
       nextCatalogRetry = clock.millis() + CATALOG_RECHECK.toMillis();
@@ -300,6 +308,10 @@ public abstract class BufferedDelivery implements TableDelivery {
         break;
       }
     }
+    maintenance.committed();
+    if (subscription.mode() == DeliveryMode.MERGE) {
+      table.lastCommit().ifPresent(stats -> maintenance.warnings().merged(events, stats));
+    }
     buffer.clear();
     syncCatalog();
     return committed;
@@ -363,11 +375,16 @@ public abstract class BufferedDelivery implements TableDelivery {
     return new TableStatus(
         tableName(), subscription.topic(), subscription.mode().name().toLowerCase(), health.state().label(),
         health.reason(), health.since(),
-        lastVersion, lastCommitAt, rowsDelivered, buffer.size());
+        lastVersion, lastCommitAt, rowsDelivered, buffer.size(), maintenance.warnings().current());
   }
 
   private void clear() {
     buffer.clear();
+  }
+
+  /** This table's maintenance: what it last did, and the key warnings. */
+  public MaintenanceRunner maintenance() {
+    return maintenance;
   }
 
   @Override

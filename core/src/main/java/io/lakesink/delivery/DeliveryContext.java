@@ -3,6 +3,7 @@ package io.lakesink.delivery;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import io.lakesink.catalog.TableCatalog;
+import io.lakesink.maintenance.MaintenancePolicy;
 import io.lakesink.quarantine.QuarantineStore;
 import java.time.Clock;
 
@@ -15,7 +16,8 @@ public record DeliveryContext(
     QuarantineStore quarantine,
     DeliveryMetrics metrics,
     TableCatalog catalog,
-    Executor catalogExecutor) {
+    Executor catalogExecutor,
+    MaintenancePolicy maintenance) {
 
   /**
    * Catalog calls of every table run here, one at a time, never on the thread that polls Kafka.
@@ -30,30 +32,35 @@ public record DeliveryContext(
   public static DeliveryContext of(FlushPolicy policy, QuarantineStore quarantine) {
     return new DeliveryContext(
         policy, FlushHook.NONE, Clock.systemUTC(), Backoff.SLEEP, quarantine, DeliveryMetrics.NONE, TableCatalog.NONE,
-        CATALOG_THREAD);
+        CATALOG_THREAD, MaintenancePolicy.OFF);
   }
 
   public DeliveryContext withCatalog(TableCatalog newCatalog) {
-    return new DeliveryContext(policy, hook, clock, backoff, quarantine, metrics, newCatalog, catalogExecutor);
+    return new DeliveryContext(policy, hook, clock, backoff, quarantine, metrics, newCatalog, catalogExecutor, maintenance);
   }
 
   public DeliveryContext withHook(FlushHook newHook) {
-    return new DeliveryContext(policy, newHook, clock, backoff, quarantine, metrics, catalog, catalogExecutor);
+    return new DeliveryContext(policy, newHook, clock, backoff, quarantine, metrics, catalog, catalogExecutor, maintenance);
   }
 
   public DeliveryContext withClock(Clock newClock) {
-    return new DeliveryContext(policy, hook, newClock, backoff, quarantine, metrics, catalog, catalogExecutor);
+    return new DeliveryContext(policy, hook, newClock, backoff, quarantine, metrics, catalog, catalogExecutor, maintenance);
   }
 
   public DeliveryContext withBackoff(Backoff newBackoff) {
-    return new DeliveryContext(policy, hook, clock, newBackoff, quarantine, metrics, catalog, catalogExecutor);
+    return new DeliveryContext(policy, hook, clock, newBackoff, quarantine, metrics, catalog, catalogExecutor, maintenance);
   }
 
   public DeliveryContext withCatalogExecutor(Executor executor) {
-    return new DeliveryContext(policy, hook, clock, backoff, quarantine, metrics, catalog, executor);
+    return new DeliveryContext(policy, hook, clock, backoff, quarantine, metrics, catalog, executor, maintenance);
+  }
+
+  /** Table maintenance (optimize, vacuum) beside delivery; off unless the worker turns it on. */
+  public DeliveryContext withMaintenance(MaintenancePolicy newMaintenance) {
+    return new DeliveryContext(policy, hook, clock, backoff, quarantine, metrics, catalog, catalogExecutor, newMaintenance);
   }
 
   public DeliveryContext withMetrics(DeliveryMetrics newMetrics) {
-    return new DeliveryContext(policy, hook, clock, backoff, quarantine, newMetrics, catalog, catalogExecutor);
+    return new DeliveryContext(policy, hook, clock, backoff, quarantine, newMetrics, catalog, catalogExecutor, maintenance);
   }
 }

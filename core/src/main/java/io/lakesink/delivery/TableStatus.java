@@ -1,6 +1,7 @@
 package io.lakesink.delivery;
 
 import java.time.Instant;
+import java.util.List;
 
 /**
  * A table's delivery as {@code /status} shows it.
@@ -8,6 +9,8 @@ import java.time.Instant;
  * @param lastVersion the Delta version of the last commit this worker made, or -1
  * @param lastCommitAt when that commit was made, or null
  * @param rowsDelivered rows committed by this worker since it started
+ * @param warnings problems that do not stop delivery but should be fixed (a primary key that
+ *     looks wrong), each saying what to do
  */
 public record TableStatus(
     String table,
@@ -19,4 +22,5 @@ public record TableStatus(
     long lastVersion,
     Instant lastCommitAt,
     long rowsDelivered,
-    int bufferedEvents) {}
+    int bufferedEvents,
+    List<String> warnings) {}

@@ -69,6 +69,11 @@ public final class DeltaTable {
   private long lastSeenVersion = -1;
   /** The commit file this object last wrote, as storage listed it: who else could have written it. */
   private FileStatus lastCommitFile;
+  /** Files and rows of the table as {@link #files()} last listed them. */
+  private long listedFiles;
+  private long listedRows;
+  private CommitStats lastCommitStats;
+  private CommitStats pendingStats;
 
   public DeltaTable(Engine engine, String location) {
     this.engine = engine;
@@ -77,6 +82,19 @@ public final class DeltaTable {
 
   public String location() {
     return location;
+  }
+
+  /**
+   * Another handle on the same table, sharing the engine: for work on another thread (table
+   * maintenance), which commits as another writer would.
+   */
+  public DeltaTable another() {
+    return new DeltaTable(engine, location);
+  }
+
+  /** What the last commit of this handle did, for the key warnings; empty before one. */
+  public Optional<CommitStats> lastCommit() {
+    return Optional.ofNullable(lastCommitStats);
   }
 
   Engine engine() {
@@ -203,12 +221,15 @@ public final class DeltaTable {
 
   /** The table's data files with their statistics (empty when the table does not exist). */
   public List<TableFile> files() {
-    Optional<Snapshot> current = snapshot();
-    if (current.isEmpty()) {
-      return List.of();
-    }
+    List<TableFile> files = snapshot().map(s -> files(engine, s, location)).orElse(List.of());
+    listedFiles = files.size();
+    listedRows = files.stream().mapToLong(f -> Math.max(0, f.rows())).sum();
+    return files;
+  }
+
+  static List<TableFile> files(Engine engine, Snapshot snapshot, String location) {
     List<TableFile> files = new ArrayList<>();
-    Scan scan = current.get().getScanBuilder().build();
+    Scan scan = snapshot.getScanBuilder().build();
     try (CloseableIterator<FilteredColumnarBatch> batches = scan.getScanFiles(engine, true)) {
       while (batches.hasNext()) {
         try (CloseableIterator<Row> rows = batches.next().getRows()) {
@@ -267,6 +288,9 @@ public final class DeltaTable {
       metadata = Optional.of(SingleAction.createMetadataSingleAction(
           ((SnapshotImpl) current).getMetadata().withNewSchema(DeltaTypes.toStruct(request.columns())).toRow()));
     }
+    lastCommitStats = null;
+    pendingStats = new CommitStats(request.rows().size(), rewritten.size(),
+        rewritten.stream().mapToLong(f -> Math.max(0, f.rows())).sum(), listedFiles, listedRows);
     return new PreparedAppend(
         current, txn, request.offsets(), metadata, dataActions, rewritten.isEmpty() && !widened, request.rows().size());
   }
@@ -309,6 +333,7 @@ public final class DeltaTable {
         }
         lastSeenVersion = Math.max(lastSeenVersion, result.getVersion());
         noteCommitFile(result.getVersion());
+        lastCommitStats = pendingStats;
         runHooks(result, attempt.widensSchema());
         return result.getVersion();
       } catch (MaxCommitRetryLimitReachedException e) {
@@ -408,14 +433,30 @@ public final class DeltaTable {
         // a .crc, readers replay the log, which has the new metaData action.
         continue;
       }
-      try {
-        hook.threadSafeInvoke(engine);
-      } catch (IOException | RuntimeException e) {
-        // The commit itself succeeded; a missing checkpoint only slows readers down.
-        log.warn("Post-commit {} for {} failed: {}", hook.getType(), location, e.toString());
-      }
+      runHook(engine, hook, location);
     }
   }
+
+  /** Runs a post-commit hook (a checkpoint, which also removes expired log files); best effort. */
+  static void runHook(Engine engine, PostCommitHook hook, String location) {
+    try {
+      hook.threadSafeInvoke(engine);
+    } catch (IOException | RuntimeException e) {
+      // The commit itself succeeded; a missing checkpoint only slows readers down.
+      log.warn("Post-commit {} for {} failed: {}", hook.getType(), location, e.toString());
+    }
+  }
+
+  /**
+   * What one commit wrote and replaced.
+   *
+   * @param rowsWritten rows in the new files
+   * @param filesRewritten files the commit removed (a MERGE rewrite)
+   * @param rowsRewritten rows those files held
+   * @param tableFiles files of the table when the commit was planned (as last listed)
+   * @param tableRows rows of the table then
+   */
+  public record CommitStats(long rowsWritten, long filesRewritten, long rowsRewritten, long tableFiles, long tableRows) {}
 
   /**
    * Parquet files written and actions ready to commit on {@code base}.

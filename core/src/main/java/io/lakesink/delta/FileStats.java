@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.delta.kernel.data.Row;
 import io.delta.kernel.internal.actions.AddFile;
+import io.delta.kernel.internal.util.VectorUtils;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
@@ -28,7 +29,8 @@ final class FileStats {
         // Unreadable statistics only cost pruning: the file is treated as holding anything.
       }
     }
-    return new TableFile(add.getPath(), add.getSize(), rows, min, max, scanRow);
+    Map<String, String> partitions = new HashMap<>(VectorUtils.<String, String>toJavaMap(add.getPartitionValues()));
+    return new TableFile(add.getPath(), add.getSize(), rows, min, max, partitions, scanRow);
   }
 
   private static Map<String, Object> values(JsonNode node) {

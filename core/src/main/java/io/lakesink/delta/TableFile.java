@@ -13,15 +13,24 @@ public final class TableFile {
   private final long rows;
   private final Map<String, Object> min;
   private final Map<String, Object> max;
+  private final Map<String, String> partitionValues;
   final Row scanRow;
 
-  TableFile(String path, long size, long rows, Map<String, Object> min, Map<String, Object> max, Row scanRow) {
+  TableFile(
+      String path, long size, long rows, Map<String, Object> min, Map<String, Object> max,
+      Map<String, String> partitionValues, Row scanRow) {
     this.path = path;
     this.size = size;
     this.rows = rows;
     this.min = min;
     this.max = max;
+    this.partitionValues = partitionValues;
     this.scanRow = scanRow;
+  }
+
+  /** The file's partition values as the log holds them (text); empty for an unpartitioned table. */
+  public Map<String, String> partitionValues() {
+    return partitionValues;
   }
 
   public String path() {

@@ -304,4 +304,25 @@ public final class Errors {
         at,
         null);
   }
+
+  public static ConfigurationException vacuumRetentionTooShort(String table, java.time.Duration asked, java.time.Duration minimum) {
+    return new ConfigurationException(
+        "Vacuum of " + table + " refused: a retention of " + asked.toMinutes() + " minutes is below the safe minimum of "
+            + minimum.toHours() + " hour(s); a reader on an older version, or a write not committed yet, could lose its"
+            + " files. Use a longer --retention-hours, or add --force if no reader or writer can be running.");
+  }
+
+  /** The {@code /status} warning of a key column that holds one value across a MERGE table. */
+  public static String constantKeyColumn(String table, String column, Object value, long rows) {
+    return "Key column '" + column + "' of " + table + " holds the same value (" + value + ") in all " + rows
+        + " rows: the declared primary key looks wrong, and every merge may rewrite most of the table."
+        + " Fix primary_key on the subscription (or the key flags of its column mapping).";
+  }
+
+  /** The {@code /status} warning of merges that rewrite far more rows than they receive. */
+  public static String mergeRewritesTooMuch(String table, long received, long rewritten) {
+    return "Merges into " + table + " rewrite far more rows than they receive (last: " + rewritten + " rows rewritten for "
+        + received + " changes): the declared primary key may be wrong, or the table is not clustered on it."
+        + " Check primary_key on the subscription, and run 'lakesink maintain --table " + table + " --optimize'.";
+  }
 }

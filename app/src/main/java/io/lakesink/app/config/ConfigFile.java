@@ -18,7 +18,8 @@ record ConfigFile(
     List<SubscriptionSection> subscriptions,
     RegistrySection schemaRegistry,
     CatalogSection catalog,
-    StatusSection status) {
+    StatusSection status,
+    MaintenanceSection maintenance) {
 
   /** The top-level sections whose scalar keys {@code LAKESINK_*} variables may override. */
   static final Map<String, Class<?>> SECTIONS = Map.of(
@@ -27,7 +28,8 @@ record ConfigFile(
       "delivery", DeliverySection.class,
       "schema_registry", RegistrySection.class,
       "catalog", CatalogSection.class,
-      "status", StatusSection.class);
+      "status", StatusSection.class,
+      "maintenance", MaintenanceSection.class);
 
   record KafkaSection(String bootstrapServers, String groupId, String instanceId, Map<String, String> properties) {
     @Override
@@ -105,4 +107,7 @@ record ConfigFile(
   }
 
   record StatusSection(Boolean enabled, String host, Integer port) {}
+
+  /** Whether the worker optimizes and vacuums its tables by itself (docs/maintenance.md). */
+  record MaintenanceSection(Boolean enabled) {}
 }

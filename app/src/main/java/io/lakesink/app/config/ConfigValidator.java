@@ -85,7 +85,8 @@ final class ConfigValidator {
     DeliverySection delivery = f.delivery() == null ? new DeliverySection(null, null, null, null, null) : f.delivery();
     WorkerConfig.CatalogSettings catalog = catalog(f.catalog()).withCurrentState(currentStates(f.subscriptions(), f.catalog()));
     return new WorkerConfig(kafka(f.kafka()), storage(f.storage()), flushPolicy(delivery), subscriptions, registry,
-        catalog, status(f.status()), merge(delivery), maxBufferBytes(delivery));
+        catalog, status(f.status()), merge(delivery), maxBufferBytes(delivery),
+        f.maintenance() == null || f.maintenance().enabled() == null || f.maintenance().enabled());
   }
 
   // ---------------------------------------------------------------- sections

@@ -19,7 +19,8 @@ public record WorkerConfig(
     CatalogSettings catalog,
     StatusSettings status,
     MergeSettings merge,
-    long maxBufferBytes) {
+    long maxBufferBytes,
+    boolean maintenance) {
 
   /**
    * The HTTP endpoint with /health, /status and /metrics.

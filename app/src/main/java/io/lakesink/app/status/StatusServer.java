@@ -152,6 +152,7 @@ public final class StatusServer implements AutoCloseable {
     m.put("rows_delivered", t.rowsDelivered());
     m.put("events_consumed", sub.consumed());
     m.put("buffered_events", t.bufferedEvents());
+    m.put("warnings", t.warnings());
     m.put("lag", sub.lag());
     return m;
   }

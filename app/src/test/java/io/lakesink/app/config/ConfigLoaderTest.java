@@ -36,6 +36,13 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void maintenanceIsOnUnlessTurnedOff() {
+    assertTrue(loader.parse(MINIMAL, "test").maintenance());
+    assertFalse(loader.parse(MINIMAL + "maintenance: {enabled: false}\n", "test").maintenance());
+    assertMessage(MINIMAL + "maintenance: {enable: false}\n", "'maintenance.enable' is not a known key");
+  }
+
+  @Test
   void everyKeyIsRead() {
     WorkerConfig c = loader.parse("""
         kafka:

@@ -1,0 +1,54 @@
+package io.lakesink.app;
+
+import io.delta.kernel.engine.Engine;
+import io.lakesink.app.config.ConfigLoader;
+import io.lakesink.app.config.WorkerConfig;
+import io.lakesink.config.DeliveryMode;
+import io.lakesink.config.Subscription;
+import io.lakesink.delta.KernelEngine;
+import io.lakesink.maintenance.MaintenanceSettings;
+import io.lakesink.maintenance.TableMaintenance;
+import io.lakesink.storage.TableStorage;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * {@code lakesink maintain}: optimize, vacuum and log cleanup of the configured tables on demand,
+ * printing what each step did (files and bytes before and after) and progress for long runs.
+ * Safe beside a running worker: a delivery commit racing an optimization wins.
+ */
+final class Maintain {
+  /** What to run. */
+  record Request(Optional<String> table, boolean optimize, boolean vacuum, boolean dryRun, Optional<Duration> retention, boolean force) {}
+
+  private Maintain() {}
+
+  static int run(Path configFile, Request request, PrintStream out) {
+    WorkerConfig config = ConfigLoader.fromSystemEnvironment().load(configFile);
+    List<Subscription> subscriptions = request.table().map(t -> List.of(Commands.subscription(config, t))).orElse(config.subscriptions());
+    // Neither step named: both, and the log cleanup that goes with them.
+    boolean all = !request.optimize() && !request.vacuum();
+    try (TableStorage storage = Pipeline.storage(config.storage())) {
+      Engine engine = KernelEngine.create(storage);
+      for (Subscription s : subscriptions) {
+        TableMaintenance m = new TableMaintenance(s.targetTable(), Pipeline.table(storage, engine, s),
+            s.mode() == DeliveryMode.MERGE ? s.primaryKey() : List.of(), MaintenanceSettings.DEFAULT, Clock.systemUTC(),
+            line -> out.println("  " + line));
+        if (all || request.optimize()) {
+          out.println(m.optimize(request.dryRun()));
+        }
+        if (all || request.vacuum()) {
+          out.println(m.vacuum(request.retention(), request.force(), request.dryRun()));
+        }
+        if (all && !request.dryRun()) {
+          out.println("log " + s.targetTable() + ": removed " + m.cleanupLog() + " expired log files");
+        }
+      }
+    }
+    return ExitCode.OK.code;
+  }
+}

@@ -1,0 +1,86 @@
+package io.lakesink.app;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.lakesink.app.CommandLineTest.Output;
+import io.lakesink.app.config.ConfigLoader;
+import io.lakesink.app.config.WorkerConfig;
+import io.lakesink.config.Subscription;
+import io.lakesink.delta.AppendRequest;
+import io.lakesink.delta.CommitOffsets;
+import io.lakesink.delta.DeltaTable;
+import io.lakesink.delta.DeltaTableReader;
+import io.lakesink.delta.KernelEngine;
+import io.lakesink.event.Column;
+import io.lakesink.event.ColumnType;
+import io.lakesink.storage.TableStorage;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+@Timeout(300)
+class MaintainCommandTest {
+  @TempDir Path dir;
+
+  /** A MERGE table of {@code commits} small files, written as the delivery writes them. */
+  static DeltaTable mergedTable(Path config, int commits) {
+    WorkerConfig c = ConfigLoader.fromSystemEnvironment().load(config);
+    Subscription s = c.subscriptions().get(0);
+    TableStorage storage = Pipeline.storage(c.storage());
+    DeltaTable t = Pipeline.table(storage, KernelEngine.create(storage), s);
+    List<Column> columns = List.of(new Column("id", ColumnType.BIGINT), new Column("name", ColumnType.STRING));
+    for (long i = 0; i < commits; i++) {
+      List<Object[]> rows = new ArrayList<>();
+      for (long r = 0; r < 20; r++) {
+        rows.add(new Object[] {r * commits + i, "n" + i});
+      }
+      t.commit(t.prepareAppend(new AppendRequest(columns, List.of(), Map.of(), rows, CommitOffsets.NONE, Map.of())));
+    }
+    return t;
+  }
+
+  @Test
+  void maintainPrintsFilesAndBytesBeforeAndAfterAndADryRunChangesNothing() throws Exception {
+    Path config = dir.resolve("lakesink.yaml");
+    Files.writeString(config, """
+        kafka: {bootstrap_servers: "localhost:1", group_id: m}
+        storage: {type: local, path: "%s"}
+        subscriptions:
+          - {topic: items, table: items, mode: merge, primary_key: [id]}
+        """.formatted(dir.resolve("tables")));
+    DeltaTable t = mergedTable(config, 12);
+    List<Map<String, Object>> before = DeltaTableReader.readAll(t);
+    long version = t.version();
+
+    Output dry = CommandLineTest.run("maintain", "--config", config.toString(), "--table", "items", "--dry-run");
+    assertEquals(Main.OK, dry.exit(), dry.err());
+    assertTrue(dry.out().contains("optimize items: would rewrite 12 files into 1; before 12 files"), dry.out());
+    assertTrue(dry.out().contains("vacuum items (retention 168 h): would delete 0 files"), dry.out());
+    t.refresh();
+    assertEquals(version, t.version());
+
+    Output done = CommandLineTest.run("maintain", "--config", config.toString(), "--optimize");
+    assertEquals(Main.OK, done.exit(), done.err());
+    assertTrue(done.out().contains("optimize items: rewrote 12 files into 1; before 12 files, "), done.out());
+    assertTrue(done.out().contains("after 1 files, "), done.out());
+    assertTrue(done.out().contains("  items: read 12 files, 240 rows; clustering on [id]"), "progress: " + done.out());
+    assertTrue(!done.out().contains("vacuum"), done.out());
+    t.refresh();
+    assertEquals(version + 1, t.version());
+    assertEquals(1, t.files().size());
+    assertEquals(before.size(), DeltaTableReader.readAll(t).size());
+
+    Output refused = CommandLineTest.run("maintain", "--config", config.toString(), "--vacuum", "--retention-hours", "0");
+    assertEquals(ExitCode.CONFIGURATION.code, refused.exit());
+    assertTrue(refused.err().contains("--force"), refused.err());
+
+    Output unknown = CommandLineTest.run("maintain", "--config", config.toString(), "--table", "nope");
+    assertEquals(ExitCode.CONFIGURATION.code, unknown.exit());
+  }
+}

@@ -1,0 +1,196 @@
+package io.lakesink.delta;
+
+import io.delta.kernel.Snapshot;
+import io.delta.kernel.data.ColumnVector;
+import io.delta.kernel.data.ColumnarBatch;
+import io.delta.kernel.engine.Engine;
+import io.delta.kernel.engine.FileReadResult;
+import io.delta.kernel.internal.SnapshotImpl;
+import io.delta.kernel.internal.TableConfig;
+import io.delta.kernel.internal.snapshot.LogSegment;
+import io.delta.kernel.internal.util.Utils;
+import io.delta.kernel.types.LongType;
+import io.delta.kernel.types.StringType;
+import io.delta.kernel.types.StructType;
+import io.delta.kernel.utils.CloseableIterator;
+import io.delta.kernel.utils.FileStatus;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Delta's VACUUM: finds the data files no version inside the retention references, and the
+ * orphans of failed writes, and deletes them.
+ *
+ * <p>A file is kept when the latest snapshot holds it, or when a {@code remove} still inside the
+ * retention names it (a reader time-travelling to a retained version needs it); anything else is
+ * deleted only once it is older than the retention itself, so the files of a write still in
+ * flight are never touched. Nothing under {@code _delta_log} is ever listed, and no name starting
+ * with {@code _} or {@code .} is ever deleted. Listed: the table's root and every partition
+ * directory the log names (files of a partition no commit ever reached are not found).
+ */
+public final class TableVacuum {
+  private static final StructType REMOVES = new StructType()
+      .add("remove", new StructType().add("path", StringType.STRING).add("deletionTimestamp", LongType.LONG));
+
+  private TableVacuum() {}
+
+  /** The table's own retention: {@code delta.deletedFileRetentionDuration}, 168 hours by default. */
+  public static Duration retention(DeltaTable table) {
+    return table.snapshot()
+        .map(s -> Duration.ofMillis(TableConfig.TOMBSTONE_RETENTION.fromMetadata(((SnapshotImpl) s).getMetadata())))
+        .orElse(Duration.ofHours(168));
+  }
+
+  /** A file vacuum deletes, by its path relative to the table. */
+  public record Candidate(String path, long size) {}
+
+  /**
+   * @param live files of the latest version
+   * @param found data files in storage, live or not
+   * @param delete what vacuum deletes
+   */
+  public record Plan(long version, int live, long liveBytes, int found, long foundBytes, List<Candidate> delete) {
+    public long deleteBytes() {
+      return delete.stream().mapToLong(Candidate::size).sum();
+    }
+  }
+
+  public static Plan plan(DeltaTable table, Duration retention, Instant now) {
+    Snapshot snapshot = table.snapshot().orElseThrow(() -> new IllegalStateException("no table at " + table.location()));
+    Engine engine = table.engine();
+    String root = table.location();
+    long cutoff = now.toEpochMilli() - retention.toMillis();
+    Set<String> keep = new HashSet<>();
+    Set<String> directories = new TreeSet<>(List.of(""));
+    long liveBytes = 0;
+    List<TableFile> files = DeltaTable.files(engine, snapshot, root);
+    for (TableFile f : files) {
+      String p = relative(root, f.path());
+      keep.add(p);
+      directories.add(parent(p));
+      liveBytes += f.size();
+    }
+    for (String[] removed : removes(engine, ((SnapshotImpl) snapshot).getLogSegment())) {
+      String p = relative(root, removed[0]);
+      directories.add(parent(p));
+      long deletedAt = removed[1] == null ? 0 : Long.parseLong(removed[1]);
+      if (deletedAt > cutoff) {
+        keep.add(p);
+      }
+    }
+    List<Candidate> delete = new ArrayList<>();
+    int found = 0;
+    long foundBytes = 0;
+    for (String dir : directories) {
+      for (FileStatus listed : list(engine, dir.isEmpty() ? root : root + "/" + dir)) {
+        String p = relative(root, listed.getPath());
+        String name = p.substring(p.lastIndexOf('/') + 1);
+        if (name.startsWith("_") || name.startsWith(".")) {
+          continue;
+        }
+        found++;
+        foundBytes += listed.getSize();
+        if (keep.contains(p) || listed.getModificationTime() >= cutoff) {
+          continue;
+        }
+        delete.add(new Candidate(p, listed.getSize()));
+      }
+    }
+    return new Plan(snapshot.getVersion(), files.size(), liveBytes, found, foundBytes, delete);
+  }
+
+  /** Deletes one planned file; false when it was already gone. */
+  public static boolean delete(DeltaTable table, Candidate file) {
+    try {
+      return table.engine().getFileSystemClient().delete(table.location() + "/" + file.path());
+    } catch (FileNotFoundException e) {
+      return false;
+    } catch (IOException e) {
+      throw new UncheckedIOException("deleting " + file.path() + " of " + table.location(), e);
+    }
+  }
+
+  /** Every {@code remove} in the log the snapshot reads: its checkpoint, then the commits after it. */
+  private static List<String[]> removes(Engine engine, LogSegment segment) {
+    List<String[]> out = new ArrayList<>();
+    try {
+      if (!segment.getCheckpoints().isEmpty()) {
+        try (CloseableIterator<FileReadResult> batches = engine.getParquetHandler().readParquetFiles(
+            Utils.toCloseableIterator(segment.getCheckpoints().iterator()), REMOVES, Optional.empty())) {
+          batches.forEachRemaining(b -> collect(b.getData(), out));
+        }
+      }
+      if (!segment.getDeltas().isEmpty()) {
+        try (CloseableIterator<ColumnarBatch> batches = engine.getJsonHandler().readJsonFiles(
+            Utils.toCloseableIterator(segment.getDeltas().iterator()), REMOVES, Optional.empty())) {
+          batches.forEachRemaining(b -> collect(b, out));
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("reading the Delta log for vacuum", e);
+    }
+    return out;
+  }
+
+  private static void collect(ColumnarBatch batch, List<String[]> out) {
+    ColumnVector remove = batch.getColumnVector(0);
+    ColumnVector path = remove.getChild(0);
+    ColumnVector deleted = remove.getChild(1);
+    for (int r = 0; r < batch.getSize(); r++) {
+      if (!remove.isNullAt(r) && !path.isNullAt(r)) {
+        out.add(new String[] {path.getString(r), deleted.isNullAt(r) ? null : String.valueOf(deleted.getLong(r))});
+      }
+    }
+  }
+
+  /** The files (not directories) of one directory; none when it does not exist. */
+  private static List<FileStatus> list(Engine engine, String directory) {
+    List<FileStatus> out = new ArrayList<>();
+    // listFrom lists the directory of its argument from a name on: "!" sorts before every name
+    // a writer gives a data file.
+    try (CloseableIterator<FileStatus> it = engine.getFileSystemClient().listFrom(directory + "/!")) {
+      it.forEachRemaining(out::add);
+    } catch (FileNotFoundException e) {
+      return out;
+    } catch (IOException e) {
+      throw new UncheckedIOException("listing " + directory, e);
+    }
+    return out;
+  }
+
+  /** A path as the log writes it (relative and URL-encoded, or absolute), relative to the root. */
+  static String relative(String root, String path) {
+    String p = path;
+    String prefix = root.endsWith("/") ? root : root + "/";
+    if (p.startsWith(prefix)) {
+      return p.substring(prefix.length());
+    }
+    int scheme = p.indexOf(':');
+    if (scheme > 0 && p.indexOf('/') > scheme) {
+      // Another spelling of an absolute URI (file:///x vs file:/x): compare from the root's path on.
+      String rootPath = root.substring(root.indexOf(':') + 1).replaceFirst("^/+", "/");
+      String own = p.substring(scheme + 1).replaceFirst("^/+", "/");
+      if (own.startsWith(rootPath + "/")) {
+        return own.substring(rootPath.length() + 1);
+      }
+      return p;
+    }
+    return URLDecoder.decode(p.replace("+", "%2B"), StandardCharsets.UTF_8);
+  }
+
+  private static String parent(String relativePath) {
+    int slash = relativePath.lastIndexOf('/');
+    return slash < 0 ? "" : relativePath.substring(0, slash);
+  }
+}

@@ -1,0 +1,236 @@
+package io.lakesink.maintenance;
+
+import io.lakesink.delta.DeltaTable;
+import io.lakesink.delta.LogCleanup;
+import io.lakesink.delta.TableFile;
+import io.lakesink.delta.TableRewrite;
+import io.lakesink.delta.TableVacuum;
+import io.lakesink.error.Errors;
+import io.lakesink.event.Column;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+
+/**
+ * Delta's table maintenance, which Kernel leaves to the writer: optimize (compaction, and
+ * clustering of a MERGE table on its key), vacuum, and log cleanup. Safe beside a running
+ * delivery: an optimization that loses a race to a delivery commit retries once or gives up, and
+ * never changes what readers see.
+ */
+public final class TableMaintenance {
+  private final String name;
+  private final DeltaTable table;
+  private final List<String> keyColumns;
+  private final MaintenanceSettings settings;
+  private final Clock clock;
+  private final Consumer<String> progress;
+
+  /**
+   * @param keyColumns the MERGE table's primary key, which optimize clusters on; empty for a
+   *     changelog table (compacted within each partition) or a table whose key is not configured
+   * @param progress receives a line per step of a long run (e.g. {@code System.out::println})
+   */
+  public TableMaintenance(
+      String name, DeltaTable table, List<String> keyColumns, MaintenanceSettings settings, Clock clock, Consumer<String> progress) {
+    this.name = name;
+    this.table = table;
+    this.keyColumns = List.copyOf(keyColumns);
+    this.settings = settings;
+    this.clock = clock;
+    this.progress = progress;
+  }
+
+  public String table() {
+    return name;
+  }
+
+  /** The table's live files, counted; the key warnings look at their statistics. */
+  public int fileCount(KeyWarnings warnings) {
+    table.refresh();
+    List<TableFile> files = table.files();
+    warnings.files(files);
+    return files.size();
+  }
+
+  /** Compacts small files into files of about the target size in one OPTIMIZE commit. */
+  public OptimizeResult optimize(boolean dryRun) {
+    table.refresh();
+    if (!table.exists()) {
+      return new OptimizeResult(name, new FileSizes(0, 0), new FileSizes(0, 0), 0, 0, OptionalLong.empty(), dryRun, false);
+    }
+    boolean clustered = clusters();
+    Map<String, String> parameters = new LinkedHashMap<>();
+    parameters.put("predicate", "[]");
+    parameters.put("zOrderBy", clustered ? keyColumns.stream().map(k -> "\"" + k + "\"").collect(Collectors.joining(",", "[", "]")) : "[]");
+    TableRewrite rewrite = TableRewrite.begin(table, parameters);
+    FileSizes before = FileSizes.of(rewrite.files());
+    List<List<TableFile>> groups = clustered ? clusterGroup(rewrite) : bins(rewrite.files());
+    long inputs = groups.stream().mapToLong(List::size).sum();
+    long inputBytes = groups.stream().flatMap(List::stream).mapToLong(TableFile::size).sum();
+    if (groups.isEmpty()) {
+      return new OptimizeResult(name, before, before, 0, 0, OptionalLong.empty(), dryRun, false);
+    }
+    if (dryRun) {
+      long outputs = clustered ? outputFiles(inputBytes) : groups.size();
+      return new OptimizeResult(name, before, before.minus(inputs, inputBytes).plus(outputs, inputBytes), inputs, outputs,
+          OptionalLong.empty(), true, false);
+    }
+    if (clustered) {
+      cluster(rewrite, groups.get(0));
+    } else {
+      for (int i = 0; i < groups.size(); i++) {
+        List<TableFile> bin = groups.get(i);
+        rewrite.copy(bin);
+        progress.accept(String.format("%s: compacted %d of %d: %d files, %d bytes%s", name, i + 1, groups.size(), bin.size(),
+            bin.stream().mapToLong(TableFile::size).sum(), bin.get(0).partitionValues().isEmpty() ? "" : " in " + bin.get(0).partitionValues()));
+      }
+    }
+    Map<String, String> metrics = new LinkedHashMap<>();
+    metrics.put("numRemovedFiles", String.valueOf(inputs));
+    metrics.put("numRemovedBytes", String.valueOf(inputBytes));
+    metrics.put("numAddedFiles", String.valueOf(rewrite.filesAdded()));
+    metrics.put("numAddedBytes", String.valueOf(rewrite.bytesAdded()));
+    metrics.put("numBatches", String.valueOf(groups.size()));
+    OptionalLong version = rewrite.commit(metrics);
+    table.refresh();
+    FileSizes after = version.isPresent() ? before.minus(inputs, inputBytes).plus(rewrite.filesAdded(), rewrite.bytesAdded()) : before;
+    return new OptimizeResult(name, before, after, inputs, rewrite.filesAdded(), version, false, version.isEmpty());
+  }
+
+  /** A MERGE table with its key configured and present (and no partitions) is clustered on it. */
+  private boolean clusters() {
+    if (keyColumns.isEmpty() || !table.partitionColumns().isEmpty()) {
+      return false;
+    }
+    List<String> columns = table.columns().orElse(List.of()).stream().map(Column::name).toList();
+    return columns.containsAll(keyColumns);
+  }
+
+  /**
+   * Groups of small files (under half the target: a file packed once is left alone), within one
+   * partition each, of at most the target size; single files stay.
+   */
+  List<List<TableFile>> bins(List<TableFile> files) {
+    long target = settings.targetFileBytes();
+    Map<Map<String, String>, List<TableFile>> byPartition = new LinkedHashMap<>();
+    for (TableFile f : files) {
+      if (f.size() < target / 2) {
+        byPartition.computeIfAbsent(f.partitionValues(), p -> new ArrayList<>()).add(f);
+      }
+    }
+    List<List<TableFile>> bins = new ArrayList<>();
+    for (List<TableFile> partition : byPartition.values()) {
+      List<TableFile> bin = new ArrayList<>();
+      long bytes = 0;
+      for (TableFile f : partition) {
+        if (!bin.isEmpty() && bytes + f.size() > target) {
+          bins.add(bin);
+          bin = new ArrayList<>();
+          bytes = 0;
+        }
+        bin.add(f);
+        bytes += f.size();
+      }
+      bins.add(bin);
+    }
+    bins.removeIf(b -> b.size() < 2);
+    return bins;
+  }
+
+  /** The whole table as one group when its files are small or their key ranges overlap; else none. */
+  private List<List<TableFile>> clusterGroup(TableRewrite rewrite) {
+    List<TableFile> files = rewrite.files();
+    long small = files.stream().filter(f -> f.size() < settings.targetFileBytes() / 2).count();
+    if (files.size() < 2 || (small < 2 && !keyRangesOverlap(files))) {
+      return List.of();
+    }
+    return List.of(files);
+  }
+
+  private boolean keyRangesOverlap(List<TableFile> files) {
+    String key = keyColumns.get(0);
+    if (files.stream().anyMatch(f -> f.min().get(key) == null || f.max().get(key) == null)) {
+      return true;
+    }
+    List<TableFile> byMin = new ArrayList<>(files);
+    byMin.sort(Comparator.comparing(f -> f.min().get(key), ClusterOrder::compare));
+    for (int i = 1; i < byMin.size(); i++) {
+      if (ClusterOrder.compare(byMin.get(i).min().get(key), byMin.get(i - 1).max().get(key)) <= 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private long outputFiles(long bytes) {
+    return Math.max(1, (bytes + settings.targetFileBytes() - 1) / settings.targetFileBytes());
+  }
+
+  /** Reads the table's rows, orders them on the key and writes them in files of about the target size. */
+  private void cluster(TableRewrite rewrite, List<TableFile> files) {
+    List<Object[]> rows = new ArrayList<>();
+    long bytes = 0;
+    for (TableFile f : files) {
+      rows.addAll(rewrite.readRows(f));
+      bytes += f.size();
+    }
+    progress.accept(String.format("%s: read %d files, %d rows; clustering on %s", name, files.size(), rows.size(), keyColumns));
+    List<String> dataColumns = rewrite.dataColumns().stream().map(Column::name).toList();
+    int[] slots = keyColumns.stream().mapToInt(dataColumns::indexOf).toArray();
+    ClusterOrder.sort(rows, slots);
+    long outputs = outputFiles(bytes);
+    int perFile = (int) Math.max(1, (rows.size() + outputs - 1) / outputs);
+    for (int from = 0, n = 1; from < rows.size(); from += perFile, n++) {
+      rewrite.writeRows(rows.subList(from, Math.min(rows.size(), from + perFile)));
+      progress.accept(String.format("%s: wrote file %d of %d", name, n, outputs));
+    }
+    rewrite.replaced(files);
+  }
+
+  /**
+   * Deletes the files no version inside the retention references, and orphans older than it.
+   *
+   * @param retention empty for the table's own ({@code delta.deletedFileRetentionDuration}, 168 h)
+   * @param force allows a retention below {@link MaintenanceSettings#SAFE_MINIMUM_RETENTION}
+   */
+  public VacuumResult vacuum(Optional<Duration> retention, boolean force, boolean dryRun) {
+    table.refresh();
+    Duration tableRetention = table.exists() ? TableVacuum.retention(table) : Duration.ofHours(168);
+    Duration kept = retention.orElse(tableRetention);
+    if (kept.compareTo(MaintenanceSettings.SAFE_MINIMUM_RETENTION) < 0 && !force) {
+      throw Errors.vacuumRetentionTooShort(name, kept, MaintenanceSettings.SAFE_MINIMUM_RETENTION);
+    }
+    if (!table.exists()) {
+      FileSizes none = new FileSizes(0, 0);
+      return new VacuumResult(name, kept, none, none, none, dryRun);
+    }
+    TableVacuum.Plan plan = TableVacuum.plan(table, kept, clock.instant());
+    FileSizes live = new FileSizes(plan.live(), plan.liveBytes());
+    FileSizes before = new FileSizes(plan.found(), plan.foundBytes());
+    FileSizes after = before.minus(plan.delete().size(), plan.deleteBytes());
+    if (!dryRun) {
+      int done = 0;
+      for (TableVacuum.Candidate c : plan.delete()) {
+        TableVacuum.delete(table, c);
+        if (++done % 1000 == 0) {
+          progress.accept(String.format("%s: deleted %d of %d files", name, done, plan.delete().size()));
+        }
+      }
+    }
+    return new VacuumResult(name, kept, live, before, after, dryRun);
+  }
+
+  /** Checkpoints the log and removes the log files past {@code delta.logRetentionDuration}. */
+  public long cleanupLog() {
+    table.refresh();
+    return table.exists() ? LogCleanup.run(table, clock) : 0;
+  }
+}
