@@ -9,13 +9,14 @@ import io.lakesink.config.DeliveryMode;
 import io.lakesink.config.Subscription;
 import io.lakesink.config.TableNames;
 import io.lakesink.delivery.DeliveryContext;
+import io.lakesink.delivery.modes.Deliveries;
 import io.lakesink.delivery.FlushHook;
 import io.lakesink.quarantine.QuarantineStore;
 import io.lakesink.delta.DeltaTable;
 import io.lakesink.delta.KernelEngine;
 import io.lakesink.error.Errors;
 import io.lakesink.kafka.KafkaWorker;
-import io.lakesink.kafka.Routes;
+import io.lakesink.kafka.decode.Decoders;
 import io.lakesink.kafka.avro.SchemaRegistryClient;
 import io.lakesink.kafka.avro.SchemaRegistrySettings;
 import io.lakesink.kafka.decode.RecordDecoder;
@@ -71,7 +72,7 @@ public final class Pipeline {
 
   private static BufferedDelivery delivery(
       Subscription s, TableStorage storage, Engine engine, DeliveryContext context, MergeSettings merge) {
-    return Routes.delivery(s, storage, engine, context, merge);
+    return Deliveries.of(s, storage, engine, context, merge);
   }
 
   /**
@@ -92,7 +93,7 @@ public final class Pipeline {
   /** One decoder per subscription; one registry client (and schema cache) for all of them. */
   private static Supplier<RecordDecoder> decoder(
       Subscription s, WorkerConfig config, Map<SchemaRegistrySettings, SchemaRegistryClient> registries) {
-    return Routes.decoder(s, config.schemaRegistry(), registries);
+    return Decoders.of(s, config.schemaRegistry(), registries);
   }
 
   public static KafkaWorker worker(WorkerConfig config, TableStorage storage, FlushHook hook, Clock clock) {

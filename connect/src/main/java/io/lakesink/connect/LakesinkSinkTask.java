@@ -6,6 +6,7 @@ import io.lakesink.catalog.unity.UnityCatalog;
 import io.lakesink.config.Subscription;
 import io.lakesink.delivery.BufferedDelivery;
 import io.lakesink.delivery.DeliveryContext;
+import io.lakesink.delivery.modes.Deliveries;
 import io.lakesink.delivery.SourcePartition;
 import io.lakesink.delivery.TableDelivery;
 import io.lakesink.delta.KernelEngine;
@@ -15,7 +16,7 @@ import io.lakesink.error.RetryableException;
 import io.lakesink.error.SourcePosition;
 import io.lakesink.error.TableFailureException;
 import io.lakesink.event.ChangeEvent;
-import io.lakesink.kafka.Routes;
+import io.lakesink.kafka.decode.Decoders;
 import io.lakesink.kafka.avro.SchemaRegistryClient;
 import io.lakesink.kafka.avro.SchemaRegistrySettings;
 import io.lakesink.kafka.decode.DecodeException;
@@ -120,12 +121,12 @@ public final class LakesinkSinkTask extends SinkTask {
   private Table table(String topic) {
     return tables.computeIfAbsent(topic, t -> {
       Subscription s = settings.subscription(t);
-      BufferedDelivery d = Routes.delivery(s, storage, engine, deliveryContext, settings.merge());
+      BufferedDelivery d = Deliveries.of(s, storage, engine, deliveryContext, settings.merge());
       d.syncCatalog(); // a table from an earlier run is registered, or checked, at start
       deliveries.add(d);
       metrics.table(d);
       log.info("Topic {} → {} ({})", t, storage.tableLocation(s.targetTable()), s.mode().name().toLowerCase());
-      return new Table(d, Routes.decoder(s, registry, registries).get());
+      return new Table(d, Decoders.of(s, registry, registries).get());
     });
   }
 
@@ -206,27 +207,31 @@ public final class LakesinkSinkTask extends SinkTask {
   }
 
   private void handle(SinkRecord r) {
-    TopicPartition tp = new TopicPartition(r.topic(), r.kafkaPartition());
-    Table t = table(r.topic());
+    // The record's own topic, partition and offset, as Connect assigned and commits them, even
+    // when a transformation renamed the topic.
+    String topic = r.originalTopic();
+    TopicPartition tp = new TopicPartition(topic, r.originalKafkaPartition());
+    long offset = r.originalKafkaOffset();
+    Table t = table(topic);
     TableDelivery delivery = t.delivery();
     Long expected = next.get(tp);
-    if (!delivery.state().delivering() || pauses.blocksRecords(tp) || (expected != null && r.kafkaOffset() < expected)) {
+    if (!delivery.state().delivering() || pauses.blocksRecords(tp) || (expected != null && offset < expected)) {
       // Paused, quarantined, or already in the table: it is read again (or was written) from
       // the position the table stores.
       return;
     }
-    next.put(tp, r.kafkaOffset() + 1);
-    SourcePosition at = new SourcePosition(r.topic(), r.kafkaPartition(), r.kafkaOffset());
+    next.put(tp, offset + 1);
+    SourcePosition at = new SourcePosition(topic, tp.partition(), offset);
     ChangeEvent event;
     try {
-      event = t.decoder().decode(at, bytes(r.topic(), r.key()), bytes(r.topic(), r.value()));
+      event = t.decoder().decode(at, bytes(topic, r.key()), bytes(topic, r.value()));
     } catch (RetryableException e) {
       log.warn("Cannot decode {} yet, retrying in {}: {}", at, DECODE_RETRY, e.getMessage());
-      readAgainLater(tp, r.kafkaOffset(), DECODE_RETRY);
+      readAgainLater(tp, offset, DECODE_RETRY);
       return;
     } catch (ConfigurationException e) {
-      raiseFault("registry:" + r.topic(), e);
-      readAgainLater(tp, r.kafkaOffset(), FAULT_RECHECK);
+      raiseFault("registry:" + topic, e);
+      readAgainLater(tp, offset, FAULT_RECHECK);
       return;
     } catch (DecodeException e) {
       failTable(delivery, Errors.undecodable(delivery.tableName(), at, e.getMessage(), e));
@@ -236,7 +241,7 @@ public final class LakesinkSinkTask extends SinkTask {
       failTable(delivery, Errors.decoderBug(delivery.tableName(), at, e));
       return;
     }
-    clearFault("registry:" + r.topic());
+    clearFault("registry:" + topic);
     try {
       if (event == null) {
         delivery.skip(at);
