@@ -1,5 +1,8 @@
 package io.lakesink.app;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -39,12 +42,31 @@ public final class LocalKafkaBroker implements AutoCloseable {
               .setConfigProp("group.initial.rebalance.delay.ms", "0")
               .setConfigProp("auto.create.topics.enable", "false")
               .build();
-      kit.format();
+      formatQuietly(kit);
       kit.startup();
       kit.waitForReadyBrokers();
       return new LocalKafkaBroker(kit);
     } catch (Exception e) {
       throw new IllegalStateException("Could not start the local Kafka broker: " + e, e);
+    }
+  }
+
+  /**
+   * Kafka's storage formatter prints its bootstrap metadata to standard output, which is the
+   * demo's output: keep it, and show it (on standard error) only if formatting fails. Nothing
+   * else runs yet when the broker is formatted, so taking System.out for that moment is safe.
+   */
+  private static void formatQuietly(KafkaClusterTestKit kit) throws Exception {
+    PrintStream out = System.out;
+    ByteArrayOutputStream kept = new ByteArrayOutputStream();
+    System.setOut(new PrintStream(kept, true, StandardCharsets.UTF_8));
+    try {
+      kit.format();
+    } catch (Exception e) {
+      System.err.print(kept.toString(StandardCharsets.UTF_8));
+      throw e;
+    } finally {
+      System.setOut(out);
     }
   }
 

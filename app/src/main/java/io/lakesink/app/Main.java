@@ -309,7 +309,10 @@ public final class Main implements Callable<Integer> {
           p.load(in);
         }
       }
-      return new String[] {"lakesink " + p.getProperty("version", "(unknown version)")};
+      // The build time tells two builds of one snapshot version apart.
+      String built = p.getProperty("built", "");
+      return new String[] {"lakesink " + p.getProperty("version", "(unknown version)")
+          + (built.isEmpty() || built.startsWith("$") ? "" : " (built " + built + ")")};
     }
   }
 }

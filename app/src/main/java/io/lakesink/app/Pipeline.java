@@ -1,9 +1,7 @@
 package io.lakesink.app;
 
 import io.lakesink.app.config.WorkerConfig;
-import io.lakesink.changelog.ChangelogDelivery;
 import io.lakesink.delivery.BufferedDelivery;
-import io.lakesink.merge.MergeDelivery;
 import io.lakesink.merge.MergeSettings;
 import io.lakesink.catalog.TableCatalog;
 import io.lakesink.catalog.LoggedCurrentState;
@@ -15,17 +13,16 @@ import io.lakesink.config.DeliveryMode;
 import io.lakesink.config.Subscription;
 import io.lakesink.config.TableNames;
 import io.lakesink.delivery.DeliveryContext;
+import io.lakesink.delivery.modes.Deliveries;
 import io.lakesink.delivery.FlushHook;
 import io.lakesink.quarantine.QuarantineStore;
 import io.lakesink.delta.DeltaTable;
 import io.lakesink.delta.KernelEngine;
 import io.lakesink.error.Errors;
 import io.lakesink.kafka.KafkaWorker;
-import io.lakesink.kafka.avro.AvroDebeziumDecoder;
+import io.lakesink.kafka.decode.Decoders;
 import io.lakesink.kafka.avro.SchemaRegistryClient;
 import io.lakesink.kafka.avro.SchemaRegistrySettings;
-import io.lakesink.kafka.decode.DebeziumJsonDecoder;
-import io.lakesink.kafka.decode.DetectingDecoder;
 import io.lakesink.kafka.decode.RecordDecoder;
 import java.util.function.Supplier;
 import io.lakesink.storage.LocalStorage;
@@ -105,19 +102,9 @@ public final class Pipeline {
         && config.catalog().currentState(TableNames.sanitize(s.table())).build();
   }
 
-  /**
-   * The delivery of a subscription's mode. Each reads offsets from the other mode's table too,
-   * so switching modes continues exactly where the other stopped.
-   */
   private static BufferedDelivery delivery(
       Subscription s, TableStorage storage, Engine engine, DeliveryContext context, MergeSettings merge) {
-    String name = TableNames.sanitize(s.table());
-    DeltaTable changelog = new DeltaTable(engine, storage.tableLocation(TableNames.changelog(name)));
-    DeltaTable merged = new DeltaTable(engine, storage.tableLocation(name));
-    return switch (s.mode()) {
-      case CHANGELOG -> new ChangelogDelivery(s, changelog, merged, context);
-      case MERGE -> new MergeDelivery(s, merged, changelog, context, merge);
-    };
+    return Deliveries.of(s, storage, engine, context, merge);
   }
 
   /**
@@ -138,14 +125,7 @@ public final class Pipeline {
   /** One decoder per subscription; one registry client (and schema cache) for all of them. */
   private static Supplier<RecordDecoder> decoder(
       Subscription s, WorkerConfig config, Map<SchemaRegistrySettings, SchemaRegistryClient> registries) {
-    Supplier<AvroDebeziumDecoder> avro = () -> config.schemaRegistry() == null
-        ? null
-        : new AvroDebeziumDecoder(registries.computeIfAbsent(config.schemaRegistry(), SchemaRegistryClient::new));
-    return switch (s.format()) {
-      case JSON -> DebeziumJsonDecoder::new;
-      case AVRO -> avro::get; // the configuration guarantees a registry for avro
-      case AUTO -> () -> new DetectingDecoder(avro);
-    };
+    return Decoders.of(s, config.schemaRegistry(), registries);
   }
 
   public static KafkaWorker worker(WorkerConfig config, TableStorage storage, FlushHook hook, Clock clock) {

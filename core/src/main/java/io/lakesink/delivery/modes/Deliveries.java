@@ -1,0 +1,35 @@
+package io.lakesink.delivery.modes;
+
+import io.delta.kernel.engine.Engine;
+import io.lakesink.changelog.ChangelogDelivery;
+import io.lakesink.config.Subscription;
+import io.lakesink.config.TableNames;
+import io.lakesink.delivery.BufferedDelivery;
+import io.lakesink.delivery.DeliveryContext;
+import io.lakesink.delta.DeltaTable;
+import io.lakesink.merge.MergeDelivery;
+import io.lakesink.merge.MergeSettings;
+import io.lakesink.storage.TableStorage;
+
+/**
+ * The delivery of a subscription's mode, shared by the standalone worker and the Kafka Connect
+ * task so both write the same tables the same way.
+ */
+public final class Deliveries {
+  private Deliveries() {}
+
+  /**
+   * Each mode reads offsets from the other mode's table too, so switching modes continues
+   * exactly where the other stopped.
+   */
+  public static BufferedDelivery of(
+      Subscription s, TableStorage storage, Engine engine, DeliveryContext context, MergeSettings merge) {
+    String name = TableNames.sanitize(s.table());
+    DeltaTable changelog = new DeltaTable(engine, storage.tableLocation(TableNames.changelog(name)));
+    DeltaTable merged = new DeltaTable(engine, storage.tableLocation(name));
+    return switch (s.mode()) {
+      case CHANGELOG -> new ChangelogDelivery(s, changelog, merged, context);
+      case MERGE -> new MergeDelivery(s, merged, changelog, context, merge);
+    };
+  }
+}

@@ -1,0 +1,188 @@
+package io.lakesink.dist;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.lakesink.delta.DeltaTable;
+import io.lakesink.delta.DeltaTableReader;
+import io.lakesink.delta.KernelEngine;
+import io.lakesink.storage.LocalStorage;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.common.test.KafkaClusterTestKit;
+import org.apache.kafka.common.test.TestKitNodes;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The archive {@code mvn package} built, as an operator gets it: unpacked into an empty
+ * directory and run with a PATH that holds no Maven (only bash, the few tools the launcher uses,
+ * and Java through JAVA_HOME).
+ */
+@Timeout(300)
+class DistributionTest {
+  @TempDir static Path root;
+  static Path home;
+  static Path path;
+
+  @BeforeAll
+  static void unpack() throws Exception {
+    Path tarball = Path.of(System.getProperty("lakesink.tarball"));
+    assertTrue(Files.isRegularFile(tarball), tarball + " was not built");
+    Path into = Files.createDirectories(root.resolve("opt"));
+    Process tar = new ProcessBuilder("tar", "xzf", tarball.toString(), "-C", into.toString()).inheritIO().start();
+    assertEquals(0, tar.waitFor());
+    home = into.resolve("lakesink-" + System.getProperty("lakesink.version"));
+    path = Files.createDirectories(root.resolve("path"));
+    for (String tool : List.of("bash", "readlink", "dirname")) {
+      Files.createSymbolicLink(path.resolve(tool), which(tool));
+    }
+  }
+
+  @Test
+  void theProductionClassPathHoldsNoDemoBrokerScalaOrLog4j() throws IOException {
+    List<String> lib = names(home.resolve("lib"));
+    assertTrue(lib.stream().anyMatch(n -> n.startsWith("lakesink-app-")), lib.toString());
+    assertTrue(lib.stream().anyMatch(n -> n.startsWith("kafka-clients-")), lib.toString());
+    for (String n : lib) {
+      assertFalse(n.startsWith("scala-") || n.startsWith("kafka_2.13") || n.startsWith("kafka-server")
+          || n.startsWith("log4j-core") || n.startsWith("kafka-test-common"), "in lib/: " + n);
+    }
+    List<String> demo = names(home.resolve("lib/demo"));
+    assertTrue(demo.stream().anyMatch(n -> n.startsWith("kafka_2.13-")), demo.toString());
+    assertTrue(demo.stream().noneMatch(lib::contains), "lib/demo repeats a jar of lib/");
+    assertTrue(Files.isExecutable(home.resolve("bin/lakesink")));
+    assertTrue(Files.isRegularFile(home.resolve("config/lakesink.example.yaml")));
+  }
+
+  @Test
+  void versionNamesTheBuild() throws Exception {
+    Result r = lakesink("--version");
+    assertEquals(0, r.exit, r.output + r.log);
+    assertTrue(r.output.startsWith("lakesink " + System.getProperty("lakesink.version") + " (built 20"), r.output);
+    assertEquals("", r.log);
+    assertFalse(r.output.contains("\u001b["), "no terminal escape codes");
+  }
+
+  @Test
+  void runStopAtEndAgainstABrokerWithoutMaven() throws Exception {
+    try (KafkaClusterTestKit kafka = broker()) {
+      String topic = "dbserver1.public.orders";
+      Properties p = new Properties();
+      p.put("bootstrap.servers", kafka.bootstrapServers());
+      try (Admin admin = Admin.create(p)) {
+        admin.createTopics(List.of(new NewTopic(topic, 2, (short) 1))).all().get();
+      }
+      p.put("key.serializer", StringSerializer.class.getName());
+      p.put("value.serializer", StringSerializer.class.getName());
+      try (KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
+        for (int id = 1; id <= 50; id++) {
+          producer.send(new ProducerRecord<>(topic, id % 2, "{\"id\":" + id + "}",
+              "{\"before\":null,\"after\":{\"id\":" + id + ",\"status\":\"new\"},\"op\":\"c\",\"source\":{\"ts_ms\":1}}"));
+        }
+        producer.flush();
+      }
+      Path data = root.resolve("data");
+      Path config = root.resolve("lakesink.yaml");
+      Files.writeString(config, String.join("\n",
+          "kafka:",
+          "  bootstrap_servers: " + kafka.bootstrapServers(),
+          "  group_id: dist-test",
+          "storage:",
+          "  type: local",
+          "  path: " + data,
+          "status:",
+          "  enabled: false",
+          "subscriptions:",
+          "  - {topic: " + topic + ", table: orders, primary_key: [id]}",
+          ""));
+
+      Result r = lakesink("run", "--config", config.toString(), "--stop-at-end");
+
+      assertEquals(0, r.exit, r.output + r.log);
+      LocalStorage storage = new LocalStorage(data, "lakesink");
+      var rows = DeltaTableReader.readAll(new DeltaTable(KernelEngine.create(storage), storage.tableLocation("orders_APPEND")));
+      assertEquals(50, rows.size());
+    }
+  }
+
+  @Test
+  void theDemoRunsFromTheArchiveAndPrintsOnlyItsOwnOutput() throws Exception {
+    Result r = lakesink("demo", "--data", root.resolve("demo-data").toString());
+    assertEquals(0, r.exit, r.output + r.log);
+    assertTrue(r.output.startsWith("Starting a local Kafka broker"), r.output);
+    assertTrue(r.output.contains("Changelog table:"), r.output);
+    assertFalse(r.output.contains("metadata.version") || r.output.contains("Formatting"),
+        "the broker's bootstrap metadata is not the user's output:\n" + r.output);
+    assertFalse((r.output + r.log).contains("\u001b["), "no terminal escape codes");
+  }
+
+  /** What a run printed: its standard output and, apart, its log (standard error). */
+  private record Result(int exit, String output, String log) {}
+
+  private static Result lakesink(String... args) throws Exception {
+    List<String> command = new ArrayList<>(List.of(home.resolve("bin/lakesink").toString()));
+    command.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(command);
+    Map<String, String> env = pb.environment();
+    env.clear();
+    env.put("PATH", path.toString()); // no Maven, no java: JAVA_HOME names it
+    env.put("JAVA_HOME", System.getProperty("java.home"));
+    env.put("HOME", root.toString());
+    Path out = Files.createTempFile(root, "out", ".txt");
+    Path err = Files.createTempFile(root, "err", ".txt");
+    pb.redirectOutput(out.toFile()).redirectError(err.toFile());
+    Process process = pb.start();
+    if (!process.waitFor(240, TimeUnit.SECONDS)) {
+      process.destroyForcibly();
+      throw new AssertionError("bin/lakesink " + String.join(" ", args) + " did not end:\n" + Files.readString(out)
+          + Files.readString(err));
+    }
+    return new Result(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8));
+  }
+
+  private static KafkaClusterTestKit broker() throws Exception {
+    KafkaClusterTestKit kit = new KafkaClusterTestKit.Builder(
+            new TestKitNodes.Builder().setCombined(true).setNumBrokerNodes(1).setNumControllerNodes(1).build())
+        .setConfigProp("offsets.topic.replication.factor", "1")
+        .setConfigProp("offsets.topic.num.partitions", "2")
+        .setConfigProp("group.initial.rebalance.delay.ms", "0")
+        .build();
+    kit.format();
+    kit.startup();
+    kit.waitForReadyBrokers();
+    return kit;
+  }
+
+  private static List<String> names(Path dir) throws IOException {
+    try (Stream<Path> s = Files.list(dir)) {
+      return s.filter(Files::isRegularFile).map(f -> f.getFileName().toString()).sorted().toList();
+    }
+  }
+
+  private static Path which(String tool) {
+    for (String d : System.getenv("PATH").split(":")) {
+      Path p = Path.of(d, tool);
+      if (Files.isExecutable(p)) {
+        return p;
+      }
+    }
+    throw new IllegalStateException(tool + " is not on the PATH");
+  }
+}
