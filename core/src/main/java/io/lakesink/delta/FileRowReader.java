@@ -22,6 +22,10 @@ import java.util.Optional;
  * reads whole files, and a map per row cost several times the rows themselves). Columns the
  * table lacks, or a file predates, read null.
  *
+ * <p>Repeated strings (a status, a currency, {@code __op}: what makes CDC tables compress so well
+ * on disk) are held once per file rather than once per row: Parquet's dictionary gives each row
+ * its own copy, and those copies were most of a merge's memory.
+ *
  * <p>Thread-safe: a merge reads one file while it writes another.
  */
 public final class FileRowReader {
@@ -41,13 +45,20 @@ public final class FileRowReader {
     }
   }
 
+  /**
+   * Distinct strings kept per column and file for sharing: enough for the low-cardinality
+   * columns that repeat, small enough that a column of unique values costs little.
+   */
+  static final int SHARED_STRINGS = 4096;
+
   /** The file's rows, each an array aligned with the reader's columns. */
   public List<Object[]> read(TableFile file) {
     List<Object[]> rows = file.rows() > 0 && file.rows() < Integer.MAX_VALUE
         ? new ArrayList<>((int) file.rows()) : new ArrayList<>();
+    Map<String, Map<String, String>> shared = new HashMap<>();
     try (CloseableIterator<FilteredColumnarBatch> batches = DeltaTableReader.logicalBatches(engine, scanState, file.scanRow)) {
       while (batches.hasNext()) {
-        collect(batches.next(), rows);
+        collect(batches.next(), rows, shared);
       }
     } catch (IOException e) {
       throw new UncheckedIOException("reading " + file.path() + " of " + location, e);
@@ -55,7 +66,7 @@ public final class FileRowReader {
     return rows;
   }
 
-  private void collect(FilteredColumnarBatch filtered, List<Object[]> out) {
+  private void collect(FilteredColumnarBatch filtered, List<Object[]> out, Map<String, Map<String, String>> shared) {
     ColumnarBatch batch = filtered.getData();
     int size = batch.getSize();
     // Kernel marks rows a deletion vector removed in the selection vector; lakesink writes none,
@@ -74,6 +85,13 @@ public final class FileRowReader {
       }
       ColumnVector vector = batch.getColumnVector(c);
       ColumnType type = stored.get(c).type();
+      if (type.kind() == ColumnType.Kind.STRING) {
+        Map<String, String> strings = shared.computeIfAbsent(stored.get(c).name(), k -> new HashMap<>());
+        for (int r = 0; r < n; r++) {
+          rows[r][slot] = share(strings, (String) DeltaTableReader.value(vector, type, selected == null ? r : selected[r]));
+        }
+        continue;
+      }
       for (int r = 0; r < n; r++) {
         rows[r][slot] = DeltaTableReader.value(vector, type, selected == null ? r : selected[r]);
       }
@@ -81,6 +99,20 @@ public final class FileRowReader {
     for (Object[] row : rows) {
       out.add(row);
     }
+  }
+
+  private static String share(Map<String, String> strings, String s) {
+    if (s == null) {
+      return null;
+    }
+    String known = strings.get(s);
+    if (known != null) {
+      return known;
+    }
+    if (strings.size() < SHARED_STRINGS) {
+      strings.put(s, s);
+    }
+    return s;
   }
 
   /** The selected row ids, or null when every row is selected. */

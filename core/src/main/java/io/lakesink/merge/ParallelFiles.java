@@ -1,6 +1,5 @@
 package io.lakesink.merge;
 
-import io.lakesink.delta.TableFile;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -22,7 +21,7 @@ import java.util.function.Function;
 final class ParallelFiles {
   private ParallelFiles() {}
 
-  static <T> List<T> map(List<TableFile> files, int lanes, Function<TableFile, T> task) {
+  static <F, T> List<T> map(List<F> files, int lanes, Function<F, T> task) {
     int n = files.size();
     Object[] results = new Object[n];
     AtomicInteger next = new AtomicInteger();
