@@ -39,6 +39,7 @@ import java.nio.file.StandardCopyOption;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -52,26 +53,34 @@ import java.util.stream.Stream;
 
 /**
  * MERGE delivery against delta-spark's MERGE, on the same table and the same changes, each in its
- * own JVM. Driven by {@code bench/run merge}:
+ * own JVM. Driven by {@code bench/run merge}, which runs four cases: two workloads, each on the
+ * table as written and on the table optimized (clustered on the key):
  *
  * <ul>
  *   <li>{@code prepare}: writes the starting table ({@code rows} rows, keyed on {@code id}) with
- *       lakesink's {@link DeltaTable}, in id order, 100,000 rows per commit, as lakesink's merge
- *       mode lays it out (the 10 source columns, then {@code __op} and {@code __ts_ms}); copies it
- *       for Spark; and writes each batch of changes as a small Delta table, so that both sides
- *       read exactly the same changes. Not timed.
+ *       lakesink's {@link DeltaTable} under {@code base/}, in id order, 100,000 rows per commit
+ *       (as lakesink stages an initial snapshot read in key order), with lakesink's merge-mode
+ *       columns (the 10 source columns, then {@code __op} and {@code __ts_ms}); and, per workload,
+ *       each batch of changes as a small Delta table under {@code batches-<workload>/}, so that both
+ *       engines read exactly the same changes. Not timed.
  *   <li>{@code limit}: what a user with the default size limit gets: the first batch through a
  *       {@link MergeDelivery} with {@link MergeSettings#DEFAULT}, on a throwaway copy of the
  *       table (if the limit lets it through, the merge must not change the measured table).
- *   <li>{@code lakesink}: every batch through {@link MergeDelivery} in-process (no Kafka: events
- *       in, flush), with the limit raised. Per merge: time, rows and files rewritten (from the
- *       table's files before and after), heap.
- *   <li>{@code report}: lakesink's figures next to {@code SparkMergeBench}'s.
+ *   <li>{@code lakesink}: every batch of a case directory ({@code lakesink/}, {@code batches/})
+ *       through {@link MergeDelivery} in-process (no Kafka: events in, flush), with the limit
+ *       raised. Per merge: time, rows, bytes and files rewritten (from the table's files before
+ *       and after), heap. Then, untimed, the memory factor: the heap the rows of the largest file
+ *       take when read as a merge reads them, per on-disk byte.
+ *   <li>{@code report}: lakesink's figures next to {@code SparkMergeBench}'s, per case and side
+ *       by side.
  * </ul>
  *
- * <p>Changes per batch: 70 % updates of existing keys, 20 % inserts of new keys, 10 % deletes of
- * existing keys, each key at most once per batch (delta-spark's MERGE refuses a target row
- * matched twice), in random order. Deterministic for a given seed.
+ * <p>Changes per batch: 70 % updates of existing keys, 20 % inserts of new keys (above every
+ * existing key: ids are never reused), 10 % deletes of existing keys, each key at most once per
+ * batch (delta-spark's MERGE refuses a target row matched twice), in random order. Workload
+ * {@code random}: updates and deletes on keys drawn uniformly among the live keys. Workload
+ * {@code skew}: 90 % of the updates and deletes on the newest 10 % of the keys (the highest ids),
+ * the rest uniform. Deterministic for a given seed.
  */
 public final class MergeBench {
   static final String TABLE = "bench_merge";
@@ -139,25 +148,27 @@ public final class MergeBench {
     return dir.resolve("lakesink");
   }
 
-  static Path sparkRoot(Path dir) {
-    return dir.resolve("spark");
-  }
-
   static String batchName(int b) {
     return String.format(Locale.ROOT, "batch-%02d", b);
   }
 
   // ------------------------------------------------------------------ prepare
 
+  static Path baseRoot(Path dir) {
+    return dir.resolve("base");
+  }
+
   private static void prepare(Map<String, String> o) throws IOException {
     Path dir = Path.of(o.get("dir"));
     long rows = Long.parseLong(o.get("rows"));
     int batches = Integer.parseInt(o.get("batches"));
     int batchSize = Integer.parseInt(o.get("batch-size"));
-    SplittableRandom random = new SplittableRandom(Long.parseLong(o.getOrDefault("seed", "42")));
+    List<String> workloads = List.of(o.getOrDefault("workloads", "random,skew").split(","));
+    long seed = Long.parseLong(o.getOrDefault("seed", "42"));
+    SplittableRandom random = new SplittableRandom(seed);
     long start = System.nanoTime();
 
-    TableStorage storage = new LocalStorage(lakesinkRoot(dir), "");
+    TableStorage storage = new LocalStorage(baseRoot(dir), "");
     DeltaTable table = new DeltaTable(KernelEngine.create(storage), storage.tableLocation(TABLE));
     for (long from = 1; from <= rows; from += BASE_ROWS_PER_COMMIT) {
       List<Object[]> chunk = new ArrayList<>();
@@ -170,29 +181,34 @@ public final class MergeBench {
     }
     List<TableFile> files = table.files();
     long bytes = files.stream().mapToLong(TableFile::size).sum();
-    copyTree(storage.tableLocation(TABLE), sparkRoot(dir).resolve(TABLE));
-
-    // The changes, drawn against the set of live keys so that updates and deletes hit rows that exist.
-    Workload workload = new Workload(rows, random);
-    TableStorage batchStorage = new LocalStorage(dir.resolve("batches"), "");
-    for (int b = 1; b <= batches; b++) {
-      List<Object[]> changes = workload.batch(b, batchSize);
-      DeltaTable t = new DeltaTable(KernelEngine.create(batchStorage), batchStorage.tableLocation(batchName(b)));
-      t.commit(t.prepareAppend(new AppendRequest(TABLE_COLUMNS, List.of(), Map.of(), changes, CommitOffsets.NONE, Map.of())));
-    }
     Properties r = new Properties();
     r.setProperty("rows", String.valueOf(rows));
     r.setProperty("files", String.valueOf(files.size()));
     r.setProperty("table_bytes", String.valueOf(bytes));
     r.setProperty("batches", String.valueOf(batches));
     r.setProperty("batch_size", String.valueOf(batchSize));
-    r.setProperty("updates", String.valueOf(workload.updates));
-    r.setProperty("inserts", String.valueOf(workload.inserts));
-    r.setProperty("deletes", String.valueOf(workload.deletes));
-    r.setProperty("final_rows_expected", String.valueOf(workload.liveCount));
+    r.setProperty("workloads", String.join(",", workloads));
     store(r, dir.resolve("prepare.properties"));
-    System.out.printf(Locale.ROOT, "Prepared %,d rows in %d files (%,d MB, %.0f B/row on disk) and %d batches of %,d changes in %.1f s%n",
-        rows, files.size(), bytes >> 20, (double) bytes / rows, batches, batchSize, (System.nanoTime() - start) / 1e9);
+
+    // The changes, drawn against the set of live keys so that updates and deletes hit rows that exist.
+    for (String name : workloads) {
+      Workload workload = new Workload(rows, new SplittableRandom(seed + name.hashCode()), name.equals("skew"));
+      TableStorage batchStorage = new LocalStorage(dir.resolve("batches-" + name), "");
+      for (int b = 1; b <= batches; b++) {
+        List<Object[]> changes = workload.batch(b, batchSize);
+        DeltaTable t = new DeltaTable(KernelEngine.create(batchStorage), batchStorage.tableLocation(batchName(b)));
+        t.commit(t.prepareAppend(new AppendRequest(TABLE_COLUMNS, List.of(), Map.of(), changes, CommitOffsets.NONE, Map.of())));
+      }
+      Properties w = new Properties();
+      w.setProperty("workload", name);
+      w.setProperty("updates", String.valueOf(workload.updates));
+      w.setProperty("inserts", String.valueOf(workload.inserts));
+      w.setProperty("deletes", String.valueOf(workload.deletes));
+      w.setProperty("final_rows_expected", String.valueOf(workload.liveCount));
+      store(w, dir.resolve("batches-" + name).resolve("workload.properties"));
+    }
+    System.out.printf(Locale.ROOT, "Prepared %,d rows in %d files (%,d MB, %.0f B/row on disk) and %d batches of %,d changes per workload %s in %.1f s%n",
+        rows, files.size(), bytes >> 20, (double) bytes / rows, batches, batchSize, workloads, (System.nanoTime() - start) / 1e9);
   }
 
   /** One table row: the 10 source columns, then __op and __ts_ms. */
@@ -216,20 +232,24 @@ public final class MergeBench {
 
   /** The live keys, and batches of changes drawn against them. */
   static final class Workload {
+    /** Skew: this share of the updates and deletes falls on the newest keys… */
+    static final double HOT_SHARE = 0.9;
+    /** … the newest this fraction of the live keys (the highest ids). */
+    static final double HOT_KEYS = 0.1;
+
     private final SplittableRandom random;
-    private long[] live;
+    private final boolean skew;
+    private final BitSet live = new BitSet();
     int liveCount;
     private long nextId;
     long updates;
     long inserts;
     long deletes;
 
-    Workload(long rows, SplittableRandom random) {
+    Workload(long rows, SplittableRandom random, boolean skew) {
       this.random = random;
-      this.live = new long[Math.toIntExact(rows) + 1024];
-      for (int i = 0; i < rows; i++) {
-        live[i] = i + 1;
-      }
+      this.skew = skew;
+      live.set(1, Math.toIntExact(rows) + 1);
       this.liveCount = (int) rows;
       this.nextId = rows + 1;
     }
@@ -249,20 +269,24 @@ public final class MergeBench {
         long ts = T0 + 1_000_000_000L * b + i; // after every row of the table, increasing within the batch
         switch (ops.get(i)) {
           case "u" -> {
-            out.add(row(pick(used, false), "u", ts, random));
+            out.add(row(pick(used), "u", ts, random));
             updates++;
           }
           case "c" -> {
-            long id = nextId++;
+            long id = nextId++; // at the top of the key range
             used.add(id);
-            add(id);
+            live.set(Math.toIntExact(id));
+            liveCount++;
             out.add(row(id, "c", ts, random));
             inserts++;
           }
           default -> {
             // A Postgres delete with the default replica identity: the key and nothing else.
             Object[] row = new Object[TABLE_COLUMNS.size()];
-            row[0] = pick(used, true);
+            long id = pick(used);
+            live.clear(Math.toIntExact(id));
+            liveCount--;
+            row[0] = id;
             row[10] = "d";
             row[11] = ts;
             out.add(row);
@@ -273,24 +297,18 @@ public final class MergeBench {
       return out;
     }
 
-    private long pick(Set<Long> used, boolean remove) {
+    /** A live key not used yet in this batch: uniform, or for the skew mostly among the newest. */
+    private long pick(Set<Long> used) {
+      long top = nextId - 1;
+      boolean hot = skew && random.nextDouble() < HOT_SHARE;
+      // The newest 10 % of the live keys lie in about the top 10 % of the ids (few are deleted).
+      long from = hot ? Math.max(1, top - (long) (liveCount * HOT_KEYS) + 1) : 1;
       while (true) {
-        int i = random.nextInt(liveCount);
-        long id = live[i];
-        if (used.add(id)) {
-          if (remove) {
-            live[i] = live[--liveCount];
-          }
+        long id = from + random.nextLong(top - from + 1);
+        if (live.get(Math.toIntExact(id)) && used.add(id)) {
           return id;
         }
       }
-    }
-
-    private void add(long id) {
-      if (liveCount == live.length) {
-        live = Arrays.copyOf(live, live.length * 2);
-      }
-      live[liveCount++] = id;
     }
   }
 
@@ -356,10 +374,14 @@ public final class MergeBench {
       Map<String, TableFile> after = byPath(table.files());
 
       long rowsRemoved = 0;
+      long bytesRemoved = 0;
+      long largestRemoved = 0;
       int filesRemoved = 0;
       for (TableFile f : before.values()) {
         if (!after.containsKey(f.path())) {
           rowsRemoved += f.rows();
+          bytesRemoved += f.size();
+          largestRemoved = Math.max(largestRemoved, f.size());
           filesRemoved++;
         }
       }
@@ -378,6 +400,9 @@ public final class MergeBench {
       r.setProperty(k + "read_merge_write_seconds", String.valueOf((phases.beforeCommit - phases.beforeWrite) / 1e9));
       r.setProperty(k + "commit_seconds", String.valueOf((end - phases.beforeCommit) / 1e9));
       r.setProperty(k + "rows_rewritten", String.valueOf(rowsRemoved));
+      r.setProperty(k + "bytes_rewritten", String.valueOf(bytesRemoved));
+      r.setProperty(k + "largest_rewritten_file_bytes", String.valueOf(largestRemoved));
+      r.setProperty(k + "files_before", String.valueOf(before.size()));
       r.setProperty(k + "files_removed", String.valueOf(filesRemoved));
       r.setProperty(k + "files_added", String.valueOf(filesAdded));
       r.setProperty(k + "rows_written", String.valueOf(rowsAdded));
@@ -390,12 +415,36 @@ public final class MergeBench {
       r.setProperty("vmhwm_mb", String.valueOf(vmKb("VmHWM") / 1024));
       store(r, resultFile); // after every merge: an OutOfMemoryError later keeps what was measured
       System.out.printf(Locale.ROOT,
-          "lakesink merge %d: %.2f s (read+merge+write %.2f s, commit %.2f s), rewrote %,d rows in %d files, wrote %,d rows in %d files,"
-              + " table %,d rows; heap peak %,d MB, after GC %,d MB (%d GCs), retained after merge %,d MB%n",
+          "lakesink merge %d: %.2f s (read+merge+write %.2f s, commit %.2f s), rewrote %,d rows (%,d MB) in %d of %d files, wrote %,d rows"
+              + " in %d files, table %,d rows; heap peak %,d MB, after GC %,d MB (%d GCs), retained after merge %,d MB%n",
           b, (end - start) / 1e9, (phases.beforeCommit - phases.beforeWrite) / 1e9, (end - phases.beforeCommit) / 1e9,
-          rowsRemoved, filesRemoved, rowsAdded, filesAdded, tableRows, peak >> 20, peakAfterGc >> 20, gcs, retained >> 20);
+          rowsRemoved, bytesRemoved >> 20, filesRemoved, before.size(), rowsAdded, filesAdded, tableRows, peak >> 20, peakAfterGc >> 20,
+          gcs, retained >> 20);
     }
+    memoryFactor(table, r);
+    store(r, resultFile);
     System.out.printf(Locale.ROOT, "lakesink JVM peak RSS %,d MB%n", vmKb("VmHWM") / 1024);
+  }
+
+  /**
+   * The heap the rows of the table's largest file take when read as a merge reads them, per byte
+   * of the file on disk: what {@code MergeSizeLimit}'s factor models. Untimed, after the merges.
+   */
+  private static void memoryFactor(DeltaTable table, Properties r) {
+    TableFile largest = table.files().stream().max(java.util.Comparator.comparingLong(TableFile::size)).orElseThrow();
+    io.lakesink.delta.FileRowReader reader = table.rowReader(table.columns().orElseThrow());
+    reader.read(largest); // warm up: classes and Kernel's first-read caches are not the rows' cost
+    long before = HeapWatch.retainedBytes();
+    List<Object[]> rows = reader.read(largest);
+    long after = HeapWatch.retainedBytes();
+    double factor = (double) (after - before) / largest.size();
+    r.setProperty("factor_file_bytes", String.valueOf(largest.size()));
+    r.setProperty("factor_file_rows", String.valueOf(rows.size()));
+    r.setProperty("factor_heap_bytes", String.valueOf(after - before));
+    r.setProperty("memory_factor", String.format(Locale.ROOT, "%.1f", factor));
+    System.out.printf(Locale.ROOT, "Memory factor: the %,d rows of the largest file (%,d KB on disk) take %,d KB of heap as a merge reads them:"
+        + " %.1f× the on-disk size%n", rows.size(), largest.size() >> 10, (after - before) >> 10, factor);
+    java.lang.ref.Reference.reachabilityFence(rows);
   }
 
   private static void limit(Map<String, String> o) throws IOException {
@@ -466,118 +515,161 @@ public final class MergeBench {
 
   // ------------------------------------------------------------------ report
 
+  /** The cases bench/run merge runs, in report order: workload, then the table's layout. */
+  static final List<String> CASES = List.of("random-as-written", "random-optimized", "skew-as-written", "skew-optimized");
+  /** Targets of issue 13: case (a) at most this many seconds per merge… */
+  static final double RANDOM_TARGET_SECONDS = 1.5;
+  /** … case (b), clustered, at least this many times faster than delta-spark. */
+  static final double SKEW_TARGET_SPEEDUP = 3.0;
+
   private static void report(Map<String, String> o) throws IOException {
     Path dir = Path.of(o.get("results"));
     Properties prep = load(dir.resolve("prepare.properties"));
-    Properties ls = load(dir.resolve("lakesink.properties"));
-    Properties sp = load(dir.resolve("spark.properties"));
-    int batches = Integer.parseInt(prep.getProperty("batches", "0"));
     long rows = Long.parseLong(prep.getProperty("rows", "0"));
     System.out.println();
-    System.out.printf(Locale.ROOT, "MERGE: %d batches of %,d changes (%s updates, %s inserts, %s deletes in all) into a %,d-row table%n",
-        batches, Long.parseLong(prep.getProperty("batch_size", "0")), prep.getProperty("updates"), prep.getProperty("inserts"),
-        prep.getProperty("deletes"), rows);
+    System.out.printf(Locale.ROOT, "MERGE: %s batches of %,d changes (70 %% updates, 20 %% inserts, 10 %% deletes) into a %,d-row table,"
+            + " per workload and table layout%n",
+        prep.getProperty("batches"), Long.parseLong(prep.getProperty("batch_size", "0")), rows);
     System.out.printf(Locale.ROOT, "Starting table: %s files, %,d MB on disk (%.0f B/row), 12 columns (10 source columns keyed on id,"
-            + " plus lakesink's __op and __ts_ms), written by lakesink (Delta Kernel); delta-spark merges a copy of it.%n",
+            + " plus lakesink's __op and __ts_ms), written by lakesink (Delta Kernel) in id order, 100,000 rows per commit;"
+            + " each engine merges its own copy.%n",
         prep.getProperty("files"), Long.parseLong(prep.getProperty("table_bytes", "0")) >> 20,
         Double.parseDouble(prep.getProperty("table_bytes", "0")) / Math.max(1, rows));
+    Properties opt = load(dir.resolve("optimize.properties"));
+    if (!opt.isEmpty()) {
+      System.out.println("Optimized layout: " + opt.getProperty("how", "?") + "; " + opt.getProperty("files_before", "?") + " files → "
+          + opt.getProperty("files_after", "?") + " files in " + fmt(number(opt, "seconds"), "%.1f") + " s (not timed in the merges).");
+    }
+    List<String[]> summary = new ArrayList<>();
+    for (String c : CASES) {
+      Path caseDir = dir.resolve(c);
+      if (Files.isDirectory(caseDir)) {
+        summary.add(printCase(c, caseDir));
+      }
+    }
     System.out.println();
-    System.out.println(String.format(Locale.ROOT, "%-6s | %10s %10s %7s | %13s %13s | %11s %11s | %15s %15s | %14s %14s | %12s %12s",
-        "merge", "lakesink s", "spark s", "ratio", "ls rows rewr.", "sp rows rewr.", "ls files -/+", "sp files -/+",
-        "ls heap peak MB", "sp heap peak MB", "ls after GC MB", "sp after GC MB", "ls kept MB", "sp kept MB"));
+    System.out.println("Side by side (medians over the merges of each case; speedup = delta-spark time / lakesink time; targets:"
+        + " random ≤ " + RANDOM_TARGET_SECONDS + " s per merge, skew on the optimized table ≥ " + SKEW_TARGET_SPEEDUP + "× delta-spark)");
+    System.out.println(String.format(Locale.ROOT, "%-18s | %9s %9s %8s | %12s %12s | %9s %9s | %11s %11s | %s",
+        "case", "ls s", "spark s", "speedup", "ls rows rewr", "sp rows rewr", "ls MB rewr", "sp MB rewr", "ls heap MB", "sp heap MB", "target"));
+    summary.forEach(line -> System.out.println(String.join("", line)));
+    System.out.println();
+    System.out.println("rows/MB rewr. = rows and bytes of the files each merge removed (lakesink: from the table's files before/after;"
+        + " delta-spark: numTargetRowsCopied + Updated + Deleted, numTargetBytesRemoved). heap = the most heap in use during a merge"
+        + " (garbage included); after GC = the most still in use after a collection during the merge (upper bound of the live data);"
+        + " kept = heap in use after a full GC once the merge is done (untimed).");
+    System.out.println("lakesink time = accept + flush (read candidate files, merge, write Parquet, commit); delta-spark time = the"
+        + " merge(...).execute() call on a local relation of the same changes (session start and reading the batch excluded).");
+    String failed = load(dir.resolve("attempts.properties")).getProperty("failed");
+    if (failed != null && !failed.isBlank()) {
+      System.out.println();
+      System.out.println("Cases that did not complete: " + failed);
+    }
+  }
+
+  /** One case's per-merge figures; returns its line of the side-by-side summary. */
+  private static String[] printCase(String name, Path caseDir) throws IOException {
+    Properties work = load(caseDir.resolve("workload.properties"));
+    Properties ls = load(caseDir.resolve("lakesink.properties"));
+    Properties sp = load(caseDir.resolve("spark.properties"));
+    int batches = Integer.parseInt(ls.getProperty("merges_done", sp.getProperty("merges_done", "0")));
+    System.out.println();
+    System.out.printf(Locale.ROOT, "=== %s: %s updates, %s inserts, %s deletes in all%n", name, work.getProperty("updates"),
+        work.getProperty("inserts"), work.getProperty("deletes"));
+    System.out.println(String.format(Locale.ROOT, "%-6s | %10s %10s %7s | %13s %13s | %10s %10s | %11s %11s | %15s %15s | %14s %14s | %12s %12s",
+        "merge", "lakesink s", "spark s", "speedup", "ls rows rewr.", "sp rows rewr.", "ls MB rewr", "sp MB rewr", "ls files -/+",
+        "sp files -/+", "ls heap peak MB", "sp heap peak MB", "ls after GC MB", "sp after GC MB", "ls kept MB", "sp kept MB"));
     List<Double> lsTimes = new ArrayList<>();
     List<Double> spTimes = new ArrayList<>();
+    List<Double> lsRows = new ArrayList<>();
+    List<Double> spRows = new ArrayList<>();
+    List<Double> lsBytes = new ArrayList<>();
+    List<Double> spBytes = new ArrayList<>();
+    List<Double> lsHeap = new ArrayList<>();
+    List<Double> spHeap = new ArrayList<>();
     for (int b = 1; b <= batches; b++) {
       String k = "merge." + b + ".";
       Double l = number(ls, k + "seconds");
       Double s = number(sp, k + "seconds");
-      if (l != null) {
-        lsTimes.add(l);
-      }
-      if (s != null) {
-        spTimes.add(s);
-      }
-      System.out.println(String.format(Locale.ROOT, "%-6d | %10s %10s %7s | %13s %13s | %11s %11s | %15s %15s | %14s %14s | %12s %12s",
-          b, fmt(l, "%.2f"), fmt(s, "%.2f"), l == null || s == null ? "-" : String.format(Locale.ROOT, "%.2f×", l / s),
-          count(ls, k + "rows_rewritten"), count(sp, k + "rows_rewritten"),
+      collect(lsTimes, l);
+      collect(spTimes, s);
+      collect(lsRows, number(ls, k + "rows_rewritten"));
+      collect(spRows, number(sp, k + "rows_rewritten"));
+      collect(lsBytes, number(ls, k + "bytes_rewritten"));
+      collect(spBytes, number(sp, k + "bytes_rewritten"));
+      collect(lsHeap, number(ls, k + "peak_heap_mb"));
+      collect(spHeap, number(sp, k + "peak_heap_mb"));
+      System.out.println(String.format(Locale.ROOT, "%-6d | %10s %10s %7s | %13s %13s | %10s %10s | %11s %11s | %15s %15s | %14s %14s | %12s %12s",
+          b, fmt(l, "%.2f"), fmt(s, "%.2f"), l == null || s == null ? "-" : String.format(Locale.ROOT, "%.2f×", s / l),
+          count(ls, k + "rows_rewritten"), count(sp, k + "rows_rewritten"), megabytes(ls, k + "bytes_rewritten"),
+          megabytes(sp, k + "bytes_rewritten"),
           ls.getProperty(k + "files_removed", "-") + "/" + ls.getProperty(k + "files_added", "-"),
           sp.getProperty(k + "files_removed", "-") + "/" + sp.getProperty(k + "files_added", "-"),
           count(ls, k + "peak_heap_mb"), count(sp, k + "peak_heap_mb"),
           count(ls, k + "peak_heap_after_gc_mb"), count(sp, k + "peak_heap_after_gc_mb"),
           count(ls, k + "retained_mb"), count(sp, k + "retained_mb")));
     }
-    if (!lsTimes.isEmpty() && !spTimes.isEmpty()) {
-      double l = median(lsTimes);
-      double s = median(spTimes);
-      System.out.println(String.format(Locale.ROOT, "%-6s | %10.2f %10.2f %7s |", "median", l, s, String.format(Locale.ROOT, "%.2f×", l / s)));
-      if (lsTimes.size() > 2 && spTimes.size() > 2) {
-        // The first merge of each JVM also pays class loading and JIT (and Spark's planning caches).
-        l = median(lsTimes.subList(1, lsTimes.size()));
-        s = median(spTimes.subList(1, spTimes.size()));
-        System.out.println(String.format(Locale.ROOT, "%-6s | %10.2f %10.2f %7s |  (median without merge 1: warm JVMs)", "med 2+", l, s,
-            String.format(Locale.ROOT, "%.2f×", l / s)));
-      }
-    }
-    System.out.println();
-    System.out.println("ratio = lakesink time / delta-spark time (above 1: lakesink slower). rows rewr. = rows of the files each merge removed"
-        + " (lakesink: from the table's files before/after; delta-spark: numTargetRowsCopied + Updated + Deleted of the commit).");
-    System.out.println("heap peak = most heap in use during the merge (garbage included); after GC = most still in use after a collection"
-        + " during the merge (upper bound of the live data: what a smaller heap would have had to hold);"
-        + " kept = heap in use after a full GC once the merge is done (untimed).");
-    System.out.println("lakesink time = accept + flush (read candidate files, merge, write Parquet, commit); delta-spark time = the"
-        + " merge(...).execute() call on a local relation of the same changes (session start and reading the batch excluded).");
-    System.out.println();
-    System.out.println("lakesink JVM: " + ls.getProperty("jvm_args", "?") + "; peak RSS " + ls.getProperty("vmhwm_mb", "?") + " MB; merges done "
-        + ls.getProperty("merges_done", "0") + "/" + batches);
-    System.out.println("  size limit: MergeSettings.DEFAULT (" + MergeSettings.DEFAULT_SCAN_LIMIT_MB + " MiB) on this table → "
-        + ls.getProperty("default_limit", "?"));
-    System.out.println("  this benchmark raises it (MergeSettings.DEFAULT.withScanLimitMb(" + ls.getProperty("scan_limit_mb", "?")
-        + ")) so that any table size is measured. The limit exists because a copy-on-write merge holds the table in memory;"
-        + " docs/merge.md recommends mode: changelog for large tables.");
-    // The limit's estimate against what the merges actually needed.
-    long tableBytes = Long.parseLong(prep.getProperty("table_bytes", "0"));
-    long afterGc = 0;
-    for (int b = 1; b <= batches; b++) {
-      Double v = number(ls, "merge." + b + ".peak_heap_after_gc_mb");
-      afterGc = Math.max(afterGc, v == null ? 0 : v.longValue());
-    }
-    if (tableBytes > 0 && afterGc > 0) {
-      System.out.printf(Locale.ROOT, "  the limit estimates this table at %,d MB in memory (%,d MB on disk × 20); the merges kept up to %,d MB"
-              + " after a collection (%.0f× the on-disk size; includes the JVM's baseline)%n",
-          (tableBytes * 20) >> 20, tableBytes >> 20, afterGc, afterGc / (tableBytes / 1048576.0));
-    }
     for (int b = 1; b <= batches; b++) {
       String k = "merge." + b + ".";
       if (ls.getProperty(k + "seconds") != null) {
-        System.out.printf(Locale.ROOT, "  merge %d: read+merge+write %.2f s, commit %.2f s; wrote %,d rows in %s files; table %,d rows; %s GCs%n",
-            b, number(ls, k + "read_merge_write_seconds"), number(ls, k + "commit_seconds"), Long.parseLong(ls.getProperty(k + "rows_written")),
-            ls.getProperty(k + "files_added"), Long.parseLong(ls.getProperty(k + "table_rows")), ls.getProperty(k + "gcs"));
+        System.out.printf(Locale.ROOT, "  lakesink merge %d: read+merge+write %.2f s, commit %.2f s; %s of %s files rewritten; wrote %,d rows in %s"
+                + " files; table %,d rows; %s GCs%n",
+            b, number(ls, k + "read_merge_write_seconds"), number(ls, k + "commit_seconds"), ls.getProperty(k + "files_removed"),
+            ls.getProperty(k + "files_before"), Long.parseLong(ls.getProperty(k + "rows_written")), ls.getProperty(k + "files_added"),
+            Long.parseLong(ls.getProperty(k + "table_rows")), ls.getProperty(k + "gcs"));
       }
+      if (sp.getProperty(k + "seconds") != null) {
+        System.out.printf(Locale.ROOT, "  delta-spark merge %d: executionTimeMs %s, scanTimeMs %s, rewriteTimeMs %s; updated %s, inserted %s,"
+                + " deleted %s, copied %s rows; table %s rows%n",
+            b, sp.getProperty(k + "executionTimeMs"), sp.getProperty(k + "scanTimeMs"), sp.getProperty(k + "rewriteTimeMs"),
+            sp.getProperty(k + "numTargetRowsUpdated"), sp.getProperty(k + "numTargetRowsInserted"),
+            sp.getProperty(k + "numTargetRowsDeleted"), sp.getProperty(k + "numTargetRowsCopied"), sp.getProperty(k + "table_rows"));
+      }
+    }
+    System.out.println("  lakesink JVM: " + ls.getProperty("jvm_args", "?") + "; peak RSS " + ls.getProperty("vmhwm_mb", "?")
+        + " MB; size limit raised to " + ls.getProperty("scan_limit_mb", "?") + " MiB (the default "
+        + MergeSettings.DEFAULT_SCAN_LIMIT_MB + " MiB on this table: " + ls.getProperty("default_limit", "not tried") + ")");
+    if (ls.getProperty("memory_factor") != null) {
+      System.out.printf(Locale.ROOT, "  memory factor: the %,d rows of the largest file (%,d KB on disk) take %,d KB of heap as a merge reads"
+              + " them: %s× (MergeSizeLimit assumes %d×)%n",
+          Long.parseLong(ls.getProperty("factor_file_rows")), Long.parseLong(ls.getProperty("factor_file_bytes")) >> 10,
+          Long.parseLong(ls.getProperty("factor_heap_bytes")) >> 10, ls.getProperty("memory_factor"), 20);
     }
     if (!sp.isEmpty()) {
       String sparkArgs = sp.getProperty("jvm_args", "?").replaceAll("\\s*--add-opens=\\S+", "") + " (and Spark's --add-opens)";
-      System.out.println("delta-spark JVM: " + sparkArgs + "; peak RSS " + sp.getProperty("vmhwm_mb", "?")
+      System.out.println("  delta-spark JVM: " + sparkArgs + "; peak RSS " + sp.getProperty("vmhwm_mb", "?")
           + " MB; session start " + fmt(number(sp, "session_seconds"), "%.1f") + " s (not counted); " + sp.getProperty("spark_conf", ""));
-      for (int b = 1; b <= batches; b++) {
-        String k = "merge." + b + ".";
-        if (sp.getProperty(k + "seconds") != null) {
-          System.out.printf(Locale.ROOT, "  merge %d: Delta's executionTimeMs %s, scanTimeMs %s, rewriteTimeMs %s; updated %s, inserted %s,"
-                  + " deleted %s, copied %s rows; table %s rows%n",
-              b, sp.getProperty(k + "executionTimeMs"), sp.getProperty(k + "scanTimeMs"), sp.getProperty(k + "rewriteTimeMs"),
-              sp.getProperty(k + "numTargetRowsUpdated"), sp.getProperty(k + "numTargetRowsInserted"),
-              sp.getProperty(k + "numTargetRowsDeleted"), sp.getProperty(k + "numTargetRowsCopied"), sp.getProperty(k + "table_rows"));
-        }
-      }
-      System.out.println("Cross-check (delta-spark reads both final tables): " + sp.getProperty("cross_check", "not run")
-          + "; expected " + prep.getProperty("final_rows_expected") + " rows");
+      System.out.println("  cross-check (delta-spark reads both final tables): " + sp.getProperty("cross_check", "not run")
+          + "; expected " + work.getProperty("final_rows_expected") + " rows");
     } else {
-      System.out.println("delta-spark: no results (see the log above).");
+      System.out.println("  delta-spark: no results (see the log above).");
     }
-    String failed = load(dir.resolve("attempts.properties")).getProperty("failed");
-    if (failed != null && !failed.isBlank()) {
-      System.out.println();
-      System.out.println("Attempts that did not complete: " + failed);
+
+    Double l = lsTimes.isEmpty() ? null : median(lsTimes);
+    Double s = spTimes.isEmpty() ? null : median(spTimes);
+    String target = "";
+    if (l != null && name.startsWith("random")) {
+      target = String.format(Locale.ROOT, "≤ %.1f s: %s", RANDOM_TARGET_SECONDS, l <= RANDOM_TARGET_SECONDS ? "met" : "NOT met");
+    } else if (l != null && s != null && name.equals("skew-optimized")) {
+      target = String.format(Locale.ROOT, "≥ %.0f×: %s", SKEW_TARGET_SPEEDUP, s / l >= SKEW_TARGET_SPEEDUP ? "met" : "NOT met");
     }
+    return new String[] {String.format(Locale.ROOT, "%-18s | %9s %9s %8s | %12s %12s | %9s %9s | %11s %11s | %s",
+        name, fmt(l, "%.2f"), fmt(s, "%.2f"), l == null || s == null ? "-" : String.format(Locale.ROOT, "%.2f×", s / l),
+        fmt(lsRows.isEmpty() ? null : median(lsRows), "%,.0f"), fmt(spRows.isEmpty() ? null : median(spRows), "%,.0f"),
+        fmt(lsBytes.isEmpty() ? null : median(lsBytes) / 1048576, "%.1f"), fmt(spBytes.isEmpty() ? null : median(spBytes) / 1048576, "%.1f"),
+        fmt(lsHeap.isEmpty() ? null : median(lsHeap), "%,.0f"), fmt(spHeap.isEmpty() ? null : median(spHeap), "%,.0f"), target)
+        .stripTrailing()};
+  }
+
+  private static void collect(List<Double> into, Double v) {
+    if (v != null && v >= 0) {
+      into.add(v);
+    }
+  }
+
+  private static String megabytes(Properties p, String key) {
+    Double v = number(p, key);
+    return v == null || v < 0 ? "-" : String.format(Locale.ROOT, "%.1f", v / 1048576);
   }
 
   private static Double number(Properties p, String key) {

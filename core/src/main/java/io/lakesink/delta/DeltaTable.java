@@ -252,6 +252,15 @@ public final class DeltaTable {
   }
 
   /**
+   * A reader of this snapshot's files into rows laid out as {@code columns} (the table's, maybe
+   * with columns a batch adds at the end): what a merge reads. Usable from other threads.
+   */
+  public FileRowReader rowReader(List<io.lakesink.event.Column> columns) {
+    Snapshot current = snapshot().orElseThrow();
+    return new FileRowReader(engine, current.getScanBuilder().build().getScanState(engine), location, columns);
+  }
+
+  /**
    * Writes the request's Parquet files (creating the table first if needed) and returns what
    * {@link #commit} needs. Nothing is visible to readers until the commit.
    *
@@ -267,32 +276,81 @@ public final class DeltaTable {
    * read may have changed): a concurrent commit makes it fail, to be planned again.
    */
   public PreparedAppend prepareAppend(AppendRequest request, List<TableFile> rewritten) {
+    PendingWrite write = begin(request);
+    write.write(request.rows());
+    return write.prepare(rewritten);
+  }
+
+  /**
+   * Starts a commit whose data files are written one {@link PendingWrite#write} at a time, so a
+   * rewrite holds one file's rows at a time instead of the whole batch. Creates the table if
+   * needed and fences the offsets; {@code request.rows()} is not written (only its columns,
+   * offsets and properties count).
+   *
+   * @throws CommitFencedException when the log already stores offsets past the batch's start
+   */
+  public PendingWrite begin(AppendRequest request) {
     Snapshot current = snapshot().map(this::verifyLog).orElseGet(() -> create(request));
     fence(current, request.offsets());
-    List<io.lakesink.event.Column> tableColumns = DeltaTypes.fromStruct(current.getSchema());
-    boolean widened = request.columns().size() > tableColumns.size();
-    Transaction txn = startTransaction(current);
-    long now = System.currentTimeMillis();
-    List<Row> dataActions = new ArrayList<>();
-    for (TableFile f : rewritten) {
-      dataActions.add(SingleAction.createRemoveFileSingleAction(
-          new AddFile(f.scanRow.getStruct(InternalScanFileUtils.ADD_FILE_ORDINAL)).toRemoveFileRow(true, Optional.of(now))));
+    return new PendingWrite(current, startTransaction(current), request);
+  }
+
+  /**
+   * A commit being prepared: Parquet files written so far, nothing visible to readers. {@link
+   * #write} may be called from several threads at once (files are written independently); the
+   * rest only from the thread that owns the table.
+   */
+  public final class PendingWrite {
+    private final Snapshot base;
+    private final Transaction txn;
+    private final AppendRequest request;
+    private final Row txnState;
+    private final List<Row> adds = new ArrayList<>();
+    private long rowsWritten;
+
+    private PendingWrite(Snapshot base, Transaction txn, AppendRequest request) {
+      this.base = base;
+      this.txn = txn;
+      this.request = request;
+      this.txnState = txn.getTransactionState(engine);
     }
-    if (!request.rows().isEmpty()) {
-      dataActions.addAll(writeFiles(txn, request));
+
+    /** Writes these rows (aligned with the request's columns) as new data files of the commit. */
+    public void write(List<Object[]> rows) {
+      if (rows.isEmpty()) {
+        return;
+      }
+      List<Row> written = writeFiles(txnState, request, rows);
+      synchronized (this) {
+        adds.addAll(written);
+        rowsWritten += rows.size();
+      }
     }
-    Optional<Row> metadata = Optional.empty();
-    if (widened) {
-      // Adding nullable columns at the end is a plain metaData action in the Delta protocol;
-      // Kernel's public API only allows it on column-mapping tables, which it cannot write.
-      metadata = Optional.of(SingleAction.createMetadataSingleAction(
-          ((SnapshotImpl) current).getMetadata().withNewSchema(DeltaTypes.toStruct(request.columns())).toRow()));
+
+    /** The commit: the files written, {@code rewritten} removed, the offsets, a wider schema. */
+    public synchronized PreparedAppend prepare(List<TableFile> rewritten) {
+      boolean widened = request.columns().size() > DeltaTypes.fromStruct(base.getSchema()).size();
+      long now = System.currentTimeMillis();
+      List<Row> dataActions = new ArrayList<>();
+      for (TableFile f : rewritten) {
+        dataActions.add(SingleAction.createRemoveFileSingleAction(
+            new AddFile(f.scanRow.getStruct(InternalScanFileUtils.ADD_FILE_ORDINAL)).toRemoveFileRow(true, Optional.of(now))));
+      }
+      dataActions.addAll(adds);
+      Optional<Row> metadata = Optional.empty();
+      if (widened) {
+        // Adding nullable columns at the end is a plain metaData action in the Delta protocol;
+        // Kernel's public API only allows it on column-mapping tables, which it cannot write.
+        metadata = Optional.of(SingleAction.createMetadataSingleAction(
+            ((SnapshotImpl) base).getMetadata().withNewSchema(DeltaTypes.toStruct(request.columns())).toRow()));
+      }
+      // What this commit does to the table, for the key warnings once it lands (lastCommit).
+      lastCommitStats = null;
+      pendingStats = new CommitStats(rowsWritten, rewritten.size(),
+          rewritten.stream().mapToLong(f -> Math.max(0, f.rows())).sum(), listedFiles, listedRows);
+      return new PreparedAppend(
+          base, txn, request.offsets(), metadata, dataActions, rewritten.isEmpty() && !widened, Math.toIntExact(rowsWritten));
     }
-    lastCommitStats = null;
-    pendingStats = new CommitStats(request.rows().size(), rewritten.size(),
-        rewritten.stream().mapToLong(f -> Math.max(0, f.rows())).sum(), listedFiles, listedRows);
-    return new PreparedAppend(
-        current, txn, request.offsets(), metadata, dataActions, rewritten.isEmpty() && !widened, request.rows().size());
   }
 
   /**
@@ -390,8 +448,7 @@ public final class DeltaTable {
     return snapshot().orElseThrow(() -> new IllegalStateException("table vanished after create: " + location));
   }
 
-  private List<Row> writeFiles(Transaction txn, AppendRequest request) {
-    Row txnState = txn.getTransactionState(engine);
+  private List<Row> writeFiles(Row txnState, AppendRequest request, List<Object[]> rows) {
     List<io.lakesink.event.Column> all = request.columns();
     Map<String, Literal> partitionValues = new HashMap<>();
     List<io.lakesink.event.Column> dataColumns = new ArrayList<>();
@@ -407,7 +464,7 @@ public final class DeltaTable {
     }
     DataWriteContext context = Transaction.getWriteContext(engine, txnState, partitionValues);
     RowBatch batch =
-        new RowBatch(dataColumns, slots.stream().mapToInt(Integer::intValue).toArray(), request.rows());
+        new RowBatch(dataColumns, slots.stream().mapToInt(Integer::intValue).toArray(), rows);
     List<Row> adds = new ArrayList<>();
     try (CloseableIterator<DataFileStatus> files =
             engine

@@ -65,6 +65,15 @@ public final class DeltaTableReader {
   }
 
   private static void readFile(Engine engine, Row scanState, Row scanFile, List<Map<String, Object>> rows) throws IOException {
+    try (CloseableIterator<FilteredColumnarBatch> logical = logicalBatches(engine, scanState, scanFile)) {
+      while (logical.hasNext()) {
+        collect(logical.next(), rows);
+      }
+    }
+  }
+
+  /** The file's data as the table's logical columns (partition values and missing columns filled in). */
+  static CloseableIterator<FilteredColumnarBatch> logicalBatches(Engine engine, Row scanState, Row scanFile) throws IOException {
     StructType physical = ScanStateRow.getPhysicalDataReadSchema(scanState);
     CloseableIterator<ColumnarBatch> data =
         engine
@@ -74,12 +83,7 @@ public final class DeltaTableReader {
                 physical,
                 Optional.empty())
             .map(FileReadResult::getData);
-    try (CloseableIterator<FilteredColumnarBatch> logical =
-        Scan.transformPhysicalData(engine, scanState, scanFile, data)) {
-      while (logical.hasNext()) {
-        collect(logical.next(), rows);
-      }
-    }
+    return Scan.transformPhysicalData(engine, scanState, scanFile, data);
   }
 
   private static void collect(FilteredColumnarBatch filtered, List<Map<String, Object>> out) {
@@ -98,7 +102,7 @@ public final class DeltaTableReader {
     }
   }
 
-  private static Object value(ColumnVector v, ColumnType type, int r) {
+  static Object value(ColumnVector v, ColumnType type, int r) {
     if (v.isNullAt(r)) {
       return null;
     }

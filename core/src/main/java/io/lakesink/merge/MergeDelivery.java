@@ -108,6 +108,9 @@ public final class MergeDelivery extends BufferedDelivery {
     for (ChangeEvent e : events) {
       rows.add(withMetadata(layout, e, layout.row(e)));
     }
+    // Nothing but the columns, offsets and properties: the rows are written file by file.
+    AppendRequest request = new AppendRequest(layout.columns(), List.of(), Map.of(), List.of(), offsets, tableProperties());
+    DeltaTable.PendingWrite pending;
     TableMerge merge;
     boolean keyed = !keys.appendOnly(events);
     if (!keyed) {
@@ -117,15 +120,16 @@ public final class MergeDelivery extends BufferedDelivery {
             + " updates accumulate and deletes are not applied", tableName());
         warnedNoKey = true;
       }
+      pending = table.begin(request);
       merge = TableMerge.append(events, rows);
     } else {
-      merge = mergeInto(layout, events, rows);
+      MergeBatch batch = batch(layout, events, rows);
+      pending = table.begin(request);
+      merge = mergeInto(layout, batch, pending);
     }
-    List<Object[]> out = merge.rows;
-    List<TableFile> rewritten = merge.rewritten;
+    pending.write(merge.rows);
     resetStaging();
-    AppendRequest request = new AppendRequest(layout.columns(), List.of(), Map.of(), out, offsets, tableProperties());
-    DeltaTable.PreparedAppend prepared = table.prepareAppend(request, rewritten);
+    DeltaTable.PreparedAppend prepared = pending.prepare(merge.rewritten);
     if (keyed) {
       // Inserts too were planned from the keys the log showed: another writer of the table (a
       // backfill, docs/backfill.md) may have added one since, so a lost race plans them again.
@@ -137,7 +141,7 @@ public final class MergeDelivery extends BufferedDelivery {
     return version;
   }
 
-  private TableMerge mergeInto(RowLayout layout, List<ChangeEvent> events, List<Object[]> rows) {
+  private MergeBatch batch(RowLayout layout, List<ChangeEvent> events, List<Object[]> rows) {
     Set<String> columns = new HashSet<>(layout.columns().stream().map(Column::name).toList());
     Map<List<String>, KeyColumns> located = new HashMap<>();
     List<KeyColumns> keyOfEach = new ArrayList<>(events.size());
@@ -149,10 +153,19 @@ public final class MergeDelivery extends BufferedDelivery {
       log.warn("Dropped {} rows of {} whose key ({}) is empty", batch.emptyKeys, tableName(),
           batch.keyColumns().stream().map(k -> String.join(", ", k.names())).distinct().toList());
     }
+    return batch;
+  }
+
+  /** Merges the batch into the files of the snapshot {@code pending} commits on. */
+  private TableMerge mergeInto(RowLayout layout, MergeBatch batch, DeltaTable.PendingWrite pending) {
     List<TableFile> files = table.files();
     MergeSizeLimit.check(tableName(), files, settings.scanLimitBytes());
-    TableMerge merge = TableMerge.merge(table, files, layout, batch, deletedKeys);
-    log.debug("Merge into {}: {} files, {} read, {} rewritten", tableName(), files.size(), merge.filesRead, merge.rewritten.size());
+    if (files.isEmpty()) {
+      return TableMerge.merge(null, pending, files, layout, batch, deletedKeys);
+    }
+    TableMerge merge = TableMerge.merge(table.rowReader(layout.columns()), pending, files, layout, batch, deletedKeys);
+    log.debug("Merge into {}: {} files, {} read, {} rewritten ({} rows, {} bytes), {} rows inserted", tableName(), files.size(),
+        merge.filesRead, merge.rewritten.size(), merge.rowsRewritten, merge.bytesRewritten, merge.rows.size());
     return merge;
   }
 

@@ -1,7 +1,9 @@
 package io.lakesink.merge;
 
+import io.lakesink.changelog.ChangelogColumns;
 import io.lakesink.delivery.RowLayout;
-import io.lakesink.delta.DeltaTable;
+import io.lakesink.delta.DeltaTable.PendingWrite;
+import io.lakesink.delta.FileRowReader;
 import io.lakesink.delta.TableFile;
 import io.lakesink.event.ChangeEvent;
 import io.lakesink.event.Column;
@@ -15,21 +17,29 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * What one batch does to the table: the rows to write and the files they replace, plus the
- * deletes to remember once committed.
+ * What one batch does to the table: the files it rewrote (already written), the rows of keys the
+ * table does not hold, plus the deletes to remember once committed.
  *
- * <p>A keyed batch is merged copy-on-write: the files that may hold a batch key are read, and a
- * file is rewritten when a change applies to one of its rows. A change applies when it ranks at
- * or above the stored row ({@link ChangeOrder}): a row written by a later change stays, whatever
- * order the changes arrive in. A change of a key the table does not hold is inserted, unless a
- * later delete of that key was applied before ({@link DeletedKeys}).
+ * <p>A keyed batch is merged copy-on-write, file by file: each file that may hold a batch key is
+ * read, merged and, when a change applies to one of its rows, written again at once, sorted by
+ * the key, before the next file is read; so a merge holds one file's rows per lane ({@link
+ * ParallelFiles}), not the table's. A change applies when it ranks at or above the stored row
+ * ({@link ChangeOrder}): a row written by a later change stays, whatever order the changes arrive
+ * in. A change of a key the table does not hold is inserted, unless a later delete of that key
+ * was applied before ({@link DeletedKeys}); the inserts go to a file of their own, sorted too.
  */
 final class TableMerge {
+  /** Files merged at once: this machine's cores, up to two (each lane holds one file's rows). */
+  static final int LANES = Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors()));
+
+  /** Rows to write besides the rewritten files: inserts (sorted by key), or an append-only batch. */
   final List<Object[]> rows = new ArrayList<>();
   final List<TableFile> rewritten = new ArrayList<>();
   private final Map<RowKey, ChangeOrder> deletes = new LinkedHashMap<>();
   private final Set<RowKey> written = new HashSet<>();
   int filesRead;
+  long rowsRewritten;
+  long bytesRewritten;
 
   private TableMerge() {}
 
@@ -44,41 +54,85 @@ final class TableMerge {
     return m;
   }
 
-  /** @param files the table's files, already checked against the size limit */
-  static TableMerge merge(DeltaTable table, List<TableFile> files, RowLayout layout, MergeBatch batch, DeletedKeys deleted) {
+  /**
+   * @param files the table's files, already checked against the size limit
+   * @param reader reads a file into rows laid out as {@code layout}
+   * @param out where the rewritten files are written, as each is merged
+   */
+  static TableMerge merge(
+      FileRowReader reader, PendingWrite out, List<TableFile> files, RowLayout layout, MergeBatch batch, DeletedKeys deleted) {
     TableMerge m = new TableMerge();
-    Set<RowKey> found = new HashSet<>();
-    for (TableFile file : FilePruning.candidates(files, keysByColumns(layout, batch))) {
-      m.filesRead++;
-      List<Object[]> kept = new ArrayList<>();
-      boolean touched = false;
-      for (Map<String, Object> stored : table.read(file)) {
-        Object[] row = layout.stored(stored);
-        List<RowKey> keys = batch.keysOf(row);
-        found.addAll(keys);
-        MergeBatch.Change change = keys.isEmpty() ? null : batch.latestOf(keys);
-        if (change == null || ChangeOrder.of(stored).isAfter(change.order())) {
-          kept.add(row); // not in the batch, or written by a later change than the batch's
-          continue;
-        }
-        touched = true;
-        m.applied(keys, change, kept);
+    KeyOrder order = new KeyOrder(batch.keyColumns().get(0));
+    Ranks ranks = new Ranks(layout);
+    List<TableFile> candidates = FilePruning.candidates(files, keysByColumns(layout, batch));
+    List<FileMerge> merged = ParallelFiles.map(candidates, LANES, file -> {
+      FileMerge f = FileMerge.of(file, reader.read(file), batch, ranks);
+      if (f.touched) {
+        f.kept.sort(order); // usually nearly sorted already: the file was written sorted
+        out.write(f.kept);
       }
-      if (touched) {
-        m.rewritten.add(file);
-        m.rows.addAll(kept);
+      f.kept = null; // written: only the rows of the files being merged stay reachable
+      return f;
+    });
+    Set<RowKey> found = new HashSet<>();
+    for (FileMerge f : merged) {
+      m.filesRead++;
+      found.addAll(f.found);
+      if (f.touched) {
+        m.rewritten.add(f.file);
+        m.rowsRewritten += Math.max(0, f.file.rows());
+        m.bytesRewritten += f.file.size();
+        m.deletes.putAll(f.deletes);
+        m.written.addAll(f.written);
       }
     }
     batch.latest.forEach((key, change) -> {
       ChangeOrder deletedAt = deleted.deletedAt(key);
       if (!found.contains(key) && (deletedAt == null || !deletedAt.isAfter(change.order()))) {
-        m.applied(List.of(key), change, m.rows); // a key the table does not hold (any more)
+        m.applied(List.of(key), change, m.rows, m.deletes, m.written); // a key the table does not hold (any more)
       }
     });
+    m.rows.sort(order);
     return m;
   }
 
-  private void applied(List<RowKey> keys, MergeBatch.Change change, List<Object[]> out) {
+  /** One file merged with the batch: the rows to write back if a change applied to one. */
+  private static final class FileMerge {
+    final TableFile file;
+    List<Object[]> kept;
+    final Set<RowKey> found = new HashSet<>();
+    final Map<RowKey, ChangeOrder> deletes = new LinkedHashMap<>();
+    final Set<RowKey> written = new HashSet<>();
+    boolean touched;
+
+    private FileMerge(TableFile file, List<Object[]> kept) {
+      this.file = file;
+      this.kept = kept;
+    }
+
+    static FileMerge of(TableFile file, List<Object[]> stored, MergeBatch batch, Ranks ranks) {
+      FileMerge f = new FileMerge(file, new ArrayList<>(stored.size() + 16));
+      for (Object[] row : stored) {
+        List<RowKey> keys = batch.keysOf(row);
+        if (keys.isEmpty()) {
+          f.kept.add(row); // not in the batch
+          continue;
+        }
+        f.found.addAll(keys);
+        MergeBatch.Change change = batch.latestOf(keys);
+        if (ranks.of(row).isAfter(change.order())) {
+          f.kept.add(row); // written by a later change than the batch's
+          continue;
+        }
+        f.touched = true;
+        applied(keys, change, f.kept, f.deletes, f.written);
+      }
+      return f;
+    }
+  }
+
+  private static void applied(
+      List<RowKey> keys, MergeBatch.Change change, List<Object[]> out, Map<RowKey, ChangeOrder> deletes, Set<RowKey> written) {
     if (change.deletes()) {
       keys.forEach(k -> deletes.put(k, change.order()));
     } else {
@@ -91,6 +145,26 @@ final class TableMerge {
   void remember(DeletedKeys deleted) {
     deletes.forEach(deleted::deleted);
     written.forEach(deleted::reinserted);
+  }
+
+  /** Where a stored row ranks, from its ordering columns (null when it predates them). */
+  private static final class Ranks {
+    private final int ts;
+    private final int partition;
+    private final int offset;
+
+    Ranks(RowLayout layout) {
+      ts = layout.slot(ChangelogColumns.TS_MS);
+      partition = layout.slot(ChangelogColumns.PARTITION);
+      offset = layout.slot(ChangelogColumns.OFFSET);
+    }
+
+    ChangeOrder of(Object[] row) {
+      return new ChangeOrder(
+          row[ts] == null ? null : ((Number) row[ts]).longValue(),
+          row[partition] == null ? null : ((Number) row[partition]).intValue(),
+          row[offset] == null ? null : ((Number) row[offset]).longValue());
+    }
   }
 
   private static Map<List<Column>, List<List<Object>>> keysByColumns(RowLayout layout, MergeBatch batch) {
