@@ -43,10 +43,4 @@ final class ConnectErrors {
   }
 
   /** The record value is not bytes: the converters are not the ones lakesink decodes from. */
-  static ConnectException notBytes(String topic, Object value) {
-    return new ConnectException("A record of topic " + topic + " reached the lakesink sink as "
-        + value.getClass().getSimpleName() + ", not as bytes: set value.converter (and key.converter) to"
-        + " org.apache.kafka.connect.converters.ByteArrayConverter in the connector configuration;"
-        + " lakesink decodes Debezium JSON and Avro from the record's bytes itself.");
-  }
 }

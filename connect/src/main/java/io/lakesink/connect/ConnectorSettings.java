@@ -102,8 +102,9 @@ public final class ConnectorSettings extends AbstractConfig {
     d.define(FORMAT, Type.STRING, "auto", ValidString.in("auto", "json", "avro"), MEDIUM,
         "The record values' format: json (Debezium JSON, with or without schemas), avro (Confluent-framed, needs"
             + " schema.registry.url) or auto (Avro when a value starts with the magic byte, JSON otherwise)."
-            + " Set value.converter and key.converter to org.apache.kafka.connect.converters.ByteArrayConverter:"
-            + " lakesink decodes the record's bytes itself.", g, 4, ConfigDef.Width.SHORT, "Format");
+            + " Applies to bytes (ByteArrayConverter, the fastest) or text (StringConverter); records that a converter"
+            + " turned into Connect data (AvroConverter, JsonConverter) are read through their Connect schema whatever"
+            + " this says.", g, 4, ConfigDef.Width.SHORT, "Format");
     d.define(INCLUDE_METADATA, Type.BOOLEAN, true, LOW,
         "Whether the current-state view keeps the __op and __ts_ms columns.", g, 5, ConfigDef.Width.SHORT, "Metadata columns");
     g = "Flushing";

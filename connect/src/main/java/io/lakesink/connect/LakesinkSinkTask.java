@@ -19,6 +19,7 @@ import io.lakesink.event.ChangeEvent;
 import io.lakesink.kafka.decode.Decoders;
 import io.lakesink.kafka.avro.SchemaRegistryClient;
 import io.lakesink.kafka.avro.SchemaRegistrySettings;
+import io.lakesink.kafka.decode.DebeziumJsonDecoder;
 import io.lakesink.kafka.decode.DecodeException;
 import io.lakesink.kafka.decode.RecordDecoder;
 import io.lakesink.quarantine.QuarantineStore;
@@ -64,9 +65,14 @@ public final class LakesinkSinkTask extends SinkTask {
   static final Duration SETTLE = Duration.ofSeconds(30);
 
   /** A topic's delivery and decoder. */
-  private record Table(BufferedDelivery delivery, RecordDecoder decoder) {}
+  /**
+   * @param decoder the subscription's format, for records whose key and value are bytes
+   * @param connectData for records a converter turned into Connect data: Debezium JSON
+   */
+  private record Table(BufferedDelivery delivery, RecordDecoder decoder, RecordDecoder connectData) {}
 
   private final Clock clock = Clock.systemUTC();
+  private final ConnectValues connectValues = new ConnectValues();
   private ConnectorSettings settings;
   private TableStorage storage;
   private Engine engine;
@@ -126,7 +132,7 @@ public final class LakesinkSinkTask extends SinkTask {
       deliveries.add(d);
       metrics.table(d);
       log.info("Topic {} → {} ({})", t, storage.tableLocation(s.targetTable()), s.mode().name().toLowerCase());
-      return new Table(d, Decoders.of(s, registry, registries).get());
+      return new Table(d, Decoders.of(s, registry, registries).get(), new DebeziumJsonDecoder());
     });
   }
 
@@ -224,7 +230,9 @@ public final class LakesinkSinkTask extends SinkTask {
     SourcePosition at = new SourcePosition(topic, tp.partition(), offset);
     ChangeEvent event;
     try {
-      event = t.decoder().decode(at, bytes(topic, r.key()), bytes(topic, r.value()));
+      event = ConnectValues.isConnectData(r)
+          ? t.connectData().decode(at, connectValues.key(r), connectValues.value(r))
+          : t.decoder().decode(at, bytes(r.key()), bytes(r.value()));
     } catch (RetryableException e) {
       log.warn("Cannot decode {} yet, retrying in {}: {}", at, DECODE_RETRY, e.getMessage());
       readAgainLater(tp, offset, DECODE_RETRY);
@@ -253,15 +261,9 @@ public final class LakesinkSinkTask extends SinkTask {
     }
   }
 
-  /** The record's key or value as lakesink decodes it: its bytes, as the converters left them. */
-  private static byte[] bytes(String topic, Object value) {
-    if (value == null || value instanceof byte[]) {
-      return (byte[]) value;
-    }
-    if (value instanceof String s) {
-      return s.getBytes(StandardCharsets.UTF_8);
-    }
-    throw ConnectErrors.notBytes(topic, value);
+  /** The record's key or value as lakesink decodes it: bytes or text, as the converters left them. */
+  private static byte[] bytes(Object value) {
+    return value instanceof String s ? s.getBytes(StandardCharsets.UTF_8) : (byte[]) value;
   }
 
   private void readAgainLater(TopicPartition tp, long offset, Duration after) {

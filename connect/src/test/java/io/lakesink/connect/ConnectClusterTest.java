@@ -12,6 +12,9 @@ import io.lakesink.storage.TableStorage;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.time.Instant;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -123,6 +126,41 @@ class ConnectClusterTest {
     assertFalse(state.containsKey(10L), "10 was deleted");
     assertEquals("shipped", state.get(1L));
     assertEquals("new", state.get(2L));
+    connect.deleteConnector("cl-" + topic);
+    connect.deleteConnector("mg-" + topic);
+  }
+
+  @Test
+  void connectDataFromTheUsualConvertersKeepsItsSchemaTypes() throws Exception {
+    // JsonConverter with schemas hands the task Structs (as AvroConverter would): their Connect
+    // schema, with Debezium's and Connect's logical types, decides the column types.
+    String topic = newTopic("typed", 2);
+    for (int id = 1; id <= 20; id++) {
+      connect.kafka().produce(topic, id % 2, key(id), typedChange("c", id, "new"));
+    }
+    connect.kafka().produce(topic, 1, key(7), typedChange("u", 7, "shipped"));
+    Map<String, String> changelog = config(topic, "changelog");
+    Map<String, String> merge = config(topic, "merge");
+    for (Map<String, String> c : List.of(changelog, merge)) {
+      c.put("key.converter", "org.apache.kafka.connect.json.JsonConverter");
+      c.put("key.converter.schemas.enable", "false");
+      c.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
+      c.put("value.converter.schemas.enable", "true");
+    }
+    connect.configureConnector("cl-" + topic, changelog);
+    connect.configureConnector("mg-" + topic, merge);
+
+    List<Map<String, Object>> appended = awaitRows(topic + "_APPEND", 21);
+    assertEquals(21, appended.size());
+    assertUniquePositions(appended);
+    awaitCondition(() -> rows(topic).size() == 20 && rows(topic).stream().anyMatch(r -> "shipped".equals(r.get("status"))),
+        "the merged table holds the current state");
+    for (Map<String, Object> r : rows(topic)) {
+      long id = ((Number) r.get("id")).longValue();
+      assertEquals(Instant.ofEpochMilli(1_700_000_000_000L + id), r.get("created_at"), "io.debezium.time.Timestamp → timestamp");
+      assertEquals(new BigDecimal(id + ".25"), r.get("amount"), "Connect Decimal (scale 2) → decimal");
+      assertEquals(id == 7 ? "shipped" : "new", r.get("status"));
+    }
     connect.deleteConnector("cl-" + topic);
     connect.deleteConnector("mg-" + topic);
   }
@@ -294,6 +332,25 @@ class ConnectClusterTest {
   private static String change(String op, long id, String status) {
     return "{\"before\":null,\"after\":{\"id\":" + id + ",\"status\":\"" + status + "\"},\"op\":\"" + op
         + "\",\"source\":{\"ts_ms\":" + (1_000 + id) + "},\"ts_ms\":" + (1_000 + id) + "}";
+  }
+
+  /** A Debezium change with its Connect schema, as Debezium's JsonConverter writes it with schemas.enable. */
+  private static String typedChange(String op, long id, String status) {
+    String row = "{\"type\":\"struct\",\"optional\":true,\"name\":\"db.public.typed.Value\",\"fields\":["
+        + "{\"type\":\"int64\",\"optional\":false,\"field\":\"id\"},"
+        + "{\"type\":\"string\",\"optional\":true,\"field\":\"status\"},"
+        + "{\"type\":\"int64\",\"optional\":true,\"name\":\"io.debezium.time.Timestamp\",\"version\":1,\"field\":\"created_at\"},"
+        + "{\"type\":\"bytes\",\"optional\":true,\"name\":\"org.apache.kafka.connect.data.Decimal\",\"version\":1,"
+        + "\"parameters\":{\"scale\":\"2\",\"connect.decimal.precision\":\"10\"},\"field\":\"amount\"}]";
+    String schema = "{\"type\":\"struct\",\"optional\":false,\"name\":\"db.public.typed.Envelope\",\"fields\":["
+        + row + ",\"field\":\"before\"}," + row + ",\"field\":\"after\"},"
+        + "{\"type\":\"string\",\"optional\":false,\"field\":\"op\"},"
+        + "{\"type\":\"int64\",\"optional\":true,\"field\":\"ts_ms\"}]}";
+    String amount = java.util.Base64.getEncoder().encodeToString(BigInteger.valueOf(id * 100 + 25).toByteArray());
+    String after = "{\"id\":" + id + ",\"status\":\"" + status + "\",\"created_at\":" + (1_700_000_000_000L + id)
+        + ",\"amount\":\"" + amount + "\"}";
+    return "{\"schema\":" + schema + ",\"payload\":{\"before\":null,\"after\":" + after + ",\"op\":\"" + op
+        + "\",\"ts_ms\":" + ((op.equals("u") ? 5_000 : 2_000) + id) + "}}";
   }
 
   private static String delete(long id) {
