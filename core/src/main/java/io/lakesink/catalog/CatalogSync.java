@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -91,22 +92,28 @@ public final class CatalogSync {
     return Optional.of(take());
   }
 
-  /** Like {@link #outcome}, waiting up to {@code timeout} for an attempt in flight. */
-  public Optional<Outcome> await(Duration timeout) {
-    if (inFlight == null) {
-      return Optional.empty();
+  /**
+   * Like {@link #outcome}, waiting up to {@code timeout} for the attempt in flight and for the
+   * shape that arrived meanwhile (a new column committed while the start-up registration ran):
+   * every finished attempt's outcome is handed to {@code apply}, in order. Without following the
+   * queued shape, a worker that stops right after a schema change would leave its catalog
+   * entry and current-state object on the old columns until its next start.
+   */
+  public void await(Duration timeout, Consumer<Outcome> apply) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (inFlight != null) {
+      try {
+        inFlight.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      } catch (TimeoutException e) {
+        return;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      } catch (ExecutionException e) {
+        // handled by take()
+      }
+      apply.accept(take()); // starts the queued shape, if any
     }
-    try {
-      inFlight.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (TimeoutException e) {
-      return Optional.empty();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return Optional.empty();
-    } catch (ExecutionException e) {
-      // handled by take()
-    }
-    return Optional.of(take());
   }
 
   private Outcome take() {

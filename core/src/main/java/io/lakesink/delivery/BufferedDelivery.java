@@ -134,7 +134,7 @@ public abstract class BufferedDelivery implements TableDelivery {
 
   @Override
   public void settle(Duration timeout) {
-    catalog.await(timeout).ifPresent(this::apply);
+    catalog.await(timeout, this::apply);
   }
 
   private void apply(CatalogSync.Outcome outcome) {
