@@ -101,6 +101,7 @@ public final class LocalKafkaBroker implements AutoCloseable {
         var description = admin.describeTopics(List.of(name)).allTopicNames().get().get(name);
         long led = description.partitions().stream().filter(p -> p.leader() != null && !p.leader().isEmpty()).count();
         if (led == partitions) {
+          awaitServing(admin, name, partitions);
           return;
         }
       } catch (ExecutionException e) {
@@ -114,6 +115,22 @@ public final class LocalKafkaBroker implements AutoCloseable {
       }
       Thread.sleep(50); // polling the broker's state, not guessing at timing
     }
+  }
+
+  /**
+   * The metadata names a leader before that broker's replica manager has become it: a produce
+   * in that moment still meets NOT_LEADER_OR_FOLLOWER (seen in CI, and the idempotent producer
+   * then wedged on OUT_OF_ORDER_SEQUENCE_NUMBER until its delivery timeout). Listing each
+   * partition's end offset is answered by the leader's replica manager only, and the admin
+   * client retries it until it is: once it returns, every partition takes writes.
+   */
+  private static void awaitServing(Admin admin, String name, int partitions)
+      throws InterruptedException, ExecutionException {
+    Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new java.util.HashMap<>();
+    for (int p = 0; p < partitions; p++) {
+      latest.put(new org.apache.kafka.common.TopicPartition(name, p), org.apache.kafka.clients.admin.OffsetSpec.latest());
+    }
+    admin.listOffsets(latest).all().get();
   }
 
   /** Deletes a topic and waits until the broker no longer lists it. */
