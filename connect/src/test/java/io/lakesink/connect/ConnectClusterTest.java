@@ -47,7 +47,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The sink on a real Connect cluster (two distributed workers over a KRaft broker, in this JVM)
  * that loads it from the plugin archive {@code mvn package} built, through {@code plugin.path}:
  * Debezium JSON into both modes, restarts and rebalances with every offset exactly once, a poison
- * record quarantining one table only, and secrets kept out of REST output and logs.
+ * record quarantining one table only (seen through the plugin's REST extension on every worker),
+ * and secrets kept out of REST output and logs.
  */
 @Timeout(600)
 class ConnectClusterTest {
