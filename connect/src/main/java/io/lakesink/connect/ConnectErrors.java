@@ -42,5 +42,10 @@ final class ConnectErrors {
     return m;
   }
 
+  /** A REST request for lakesink's status of a connector the cluster does not have. */
+  static String noSuchConnector(String name) {
+    return "Connector '" + name + "' does not exist in this Connect cluster: GET /connectors lists the connectors.";
+  }
+
   /** The record value is not bytes: the converters are not the ones lakesink decodes from. */
 }

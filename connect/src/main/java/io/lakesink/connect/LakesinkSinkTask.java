@@ -9,6 +9,7 @@ import io.lakesink.delivery.DeliveryContext;
 import io.lakesink.delivery.modes.Deliveries;
 import io.lakesink.delivery.SourcePartition;
 import io.lakesink.delivery.TableDelivery;
+import io.lakesink.delivery.TableStatus;
 import io.lakesink.delta.KernelEngine;
 import io.lakesink.error.ConfigurationException;
 import io.lakesink.error.Errors;
@@ -74,6 +75,8 @@ public final class LakesinkSinkTask extends SinkTask {
   private final Clock clock = Clock.systemUTC();
   private final ConnectValues connectValues = new ConnectValues();
   private ConnectorSettings settings;
+  private String connector;
+  private volatile boolean stopped;
   private TableStorage storage;
   private Engine engine;
   private DeliveryContext deliveryContext;
@@ -107,6 +110,23 @@ public final class LakesinkSinkTask extends SinkTask {
     deliveryContext = DeliveryContext.of(settings.flushPolicy(), new QuarantineStore(storage))
         .withCatalog(catalog(settings)).withClock(clock).withMetrics(metrics);
     log.info("lakesink sink task {} writing to {}", Version.get(), storage.describe());
+    connector = props.getOrDefault("name", "");
+    // Listed from the start, before Connect assigns partitions (the assignment is read in open).
+    RunningTasks.publish(this, new TaskStatus(connector, clock.instant(), List.of(), List.of(), List.of()));
+  }
+
+  /**
+   * Replaces what {@link LakesinkRestExtension} shows for this task. Built here, on the task's
+   * thread, where the deliveries and the assignment are consistent; REST reads the snapshot.
+   */
+  private void publishStatus() {
+    if (stopped) {
+      return; // a stopped task is gone from the REST status, whatever Connect calls after stop
+    }
+    List<String> owned = context.assignment().stream()
+        .map(TopicPartition::toString).sorted().toList();
+    List<TableStatus> states = tables.values().stream().map(t -> t.delivery().status()).toList();
+    RunningTasks.publish(this, new TaskStatus(connector, clock.instant(), owned, List.copyOf(faults.values()), states));
   }
 
   static TableStorage storage(ConnectorSettings s) {
@@ -145,6 +165,7 @@ public final class LakesinkSinkTask extends SinkTask {
       position(t.delivery(), tps);
     });
     pauses.apply(context);
+    publishStatus();
   }
 
   /**
@@ -210,6 +231,7 @@ public final class LakesinkSinkTask extends SinkTask {
       }
     }
     pauses.apply(context);
+    publishStatus();
   }
 
   private void handle(SinkRecord r) {
@@ -325,10 +347,13 @@ public final class LakesinkSinkTask extends SinkTask {
       next.remove(tp);
       committed.remove(tp);
     });
+    publishStatus();
   }
 
   @Override
   public void stop() {
+    stopped = true;
+    RunningTasks.remove(this);
     if (settings == null) {
       return;
     }

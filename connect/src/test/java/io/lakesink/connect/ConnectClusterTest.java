@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lakesink.delta.DeltaTable;
 import io.lakesink.delta.DeltaTableReader;
 import io.lakesink.delta.KernelEngine;
@@ -45,11 +47,13 @@ import org.junit.jupiter.api.io.TempDir;
  * The sink on a real Connect cluster (two distributed workers over a KRaft broker, in this JVM)
  * that loads it from the plugin archive {@code mvn package} built, through {@code plugin.path}:
  * Debezium JSON into both modes, restarts and rebalances with every offset exactly once, a poison
- * record quarantining one table only, and secrets kept out of REST output and logs.
+ * record quarantining one table only (seen through the plugin's REST extension on every worker),
+ * and secrets kept out of REST output and logs.
  */
 @Timeout(600)
 class ConnectClusterTest {
   private static final String SECRET = "s3cr3t-registry-password-4711";
+  private static final ObjectMapper JSON = new ObjectMapper();
   private static final ByteArrayOutputStream LOG = new ByteArrayOutputStream();
   private static PrintStream originalErr;
   private static EmbeddedConnectCluster connect;
@@ -66,6 +70,7 @@ class ConnectClusterTest {
     Map<String, String> worker = new HashMap<>();
     worker.put("offset.flush.interval.ms", "500");
     worker.put("plugin.path", PluginArchive.unzip(data.resolve("plugins")).toString());
+    worker.put("rest.extension.classes", "io.lakesink.connect.LakesinkRestExtension");
     worker.put("config.providers", "file");
     worker.put("config.providers.file.class", "org.apache.kafka.common.config.provider.FileConfigProvider");
     connect = new EmbeddedConnectCluster.Builder().name("lakesink-connect").numWorkers(2).workerProps(worker).build();
@@ -258,7 +263,31 @@ class ConnectClusterTest {
         "nothing past the poison record is written");
     String metrics = mbeanText(name);
     assertTrue(metrics.contains("table-state") && metrics.contains("quarantined"), metrics);
+
+    // The REST extension, on whichever worker runs the task: the bad table quarantined with its
+    // reason, the good one healthy, the task's partitions listed.
+    Set<String> partitions = Set.of(good + "-0", good + "-1", bad + "-0", bad + "-1");
+    awaitCondition(() -> ownedPartitions(name).equals(partitions) && tableStates(name).containsKey(bad + "_APPEND")
+        && tableStates(name).containsKey(good + "_APPEND"), "the extension lists the task, its partitions and tables");
+    Map<String, JsonNode> tables = tableStates(name);
+    JsonNode quarantined = tables.get(bad + "_APPEND");
+    assertEquals("quarantined", quarantined.get("state").asText(), quarantined.toString());
+    String reason = quarantined.get("reason").asText();
+    assertTrue(reason.contains("topic " + bad + ", partition 0, offset 1"), "the reason names the record: " + reason);
+    assertFalse(reason.contains(SECRET), reason);
+    assertFalse(quarantined.get("since").isNull(), quarantined.toString());
+    JsonNode healthy = tables.get(good + "_APPEND");
+    assertEquals("healthy", healthy.get("state").asText(), healthy.toString());
+    assertTrue(healthy.get("reason").isNull(), healthy.toString());
+    assertTrue(healthy.get("rows_delivered").isNumber() && healthy.get("buffered_events").isNumber(), healthy.toString());
+    assertTrue(lakesinkTasks("lakesink/status").stream().anyMatch(t -> name.equals(t.get("connector").asText())),
+        "/lakesink/status lists every connector's tasks");
+    var unknown = connect.requestGet(anyWorker() + "lakesink/connectors/no-such-connector/status");
+    assertEquals(404, unknown.getStatus());
+    assertTrue(String.valueOf(unknown.getEntity()).contains("GET /connectors"), String.valueOf(unknown.getEntity()));
     connect.deleteConnector(name);
+    awaitCondition(() -> lakesinkTasks("lakesink/status").stream().noneMatch(t -> name.equals(t.get("connector").asText())),
+        "a stopped task leaves the extension's status");
   }
 
   @Test
@@ -284,6 +313,9 @@ class ConnectClusterTest {
     Map<String, String> plain = new HashMap<>(config);
     plain.put("schema.registry.password", SECRET);
     rest.append(connect.validateConnectorConfig("LakesinkSinkConnector", plain).toString());
+    for (var worker : connect.workers()) {
+      rest.append(connect.requestGet(base(worker.url()) + "lakesink/status").getEntity());
+    }
     assertFalse(rest.toString().contains(SECRET), rest.toString());
     assertTrue(rest.toString().contains("${file:"), "the REST config shows the reference, not the value");
     assertFalse(LOG.toString(StandardCharsets.UTF_8).contains(SECRET), "the secret is in a log line");
@@ -291,6 +323,49 @@ class ConnectClusterTest {
   }
 
   // ---- helpers
+
+  /** Each table the lakesink REST extension shows for the connector, over every worker's tasks. */
+  private static Map<String, JsonNode> tableStates(String connector) {
+    Map<String, JsonNode> tables = new HashMap<>();
+    for (JsonNode task : lakesinkTasks("lakesink/connectors/" + connector + "/status")) {
+      assertEquals(connector, task.get("connector").asText());
+      task.get("tables").forEach(t -> tables.put(t.get("table").asText(), t));
+    }
+    return tables;
+  }
+
+  private static Set<String> ownedPartitions(String connector) {
+    Set<String> owned = new HashSet<>();
+    for (JsonNode task : lakesinkTasks("lakesink/connectors/" + connector + "/status")) {
+      task.get("partitions").forEach(p -> owned.add(p.asText()));
+    }
+    return owned;
+  }
+
+  /** The tasks a lakesink REST endpoint lists, on all workers combined: tasks run on either. */
+  private static List<JsonNode> lakesinkTasks(String path) {
+    List<JsonNode> tasks = new java.util.ArrayList<>();
+    for (var worker : connect.workers()) {
+      var response = connect.requestGet(base(worker.url()) + path);
+      String body = String.valueOf(response.getEntity());
+      assertEquals(200, response.getStatus(), body);
+      try {
+        JSON.readTree(body).get("tasks").forEach(tasks::add);
+      } catch (java.io.IOException e) {
+        throw new AssertionError("not JSON: " + body, e);
+      }
+    }
+    return tasks;
+  }
+
+  private static String anyWorker() {
+    return base(connect.workers().iterator().next().url());
+  }
+
+  private static String base(java.net.URI worker) {
+    String u = worker.toString();
+    return u.endsWith("/") ? u : u + "/";
+  }
 
   private static String newTopic(String prefix, int partitions) {
     String t = prefix + "_" + (++topics);
