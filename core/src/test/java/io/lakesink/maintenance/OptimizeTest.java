@@ -101,7 +101,7 @@ class OptimizeTest {
   }
 
   @Test
-  void filesMoreThanTwiceTheTargetAreSplitEvenWhenAlreadyInKeyOrder() {
+  void filesMoreThanOneAndAHalfTimesTheTargetAreSplitEvenWhenAlreadyInKeyOrder() {
     MaintenanceTables tables = new MaintenanceTables(dir);
     DeltaTable t = tables.open("items");
     // written in key order: disjoint ranges, each file several times the 16 KiB target
@@ -124,7 +124,7 @@ class OptimizeTest {
     List<TableFile> after = t.files();
     assertTrue(after.size() >= 4, "split into files of about the target: " + after.size() + " files, " + r);
     assertFalse(overlapping(after), "still clustered: " + ranges(after));
-    assertTrue(after.stream().allMatch(f -> f.size() <= 2 * SMALL.targetFileBytes()), r.toString());
+    assertTrue(after.stream().allMatch(f -> f.size() <= SMALL.targetFileBytes() * 3 / 2), r.toString());
     // it converges: the split files are not rewritten again
     assertFalse(maintenance(t, List.of("id")).optimize(false).committed());
   }
