@@ -1,102 +1,270 @@
 package io.lakesink.bench;
 
-import io.lakesink.delta.AppendRequest;
-import io.lakesink.delta.CommitOffsets;
+import static io.lakesink.bench.ChangelogThroughputBench.load;
+import static io.lakesink.bench.ChangelogThroughputBench.store;
+
+import io.lakesink.changelog.ChangelogDelivery;
+import io.lakesink.config.DeliveryMode;
+import io.lakesink.config.SourceFormat;
+import io.lakesink.config.Subscription;
+import io.lakesink.delivery.DeliveryContext;
+import io.lakesink.delivery.FlushPolicy;
 import io.lakesink.delta.DeltaTable;
-import io.lakesink.delta.DeltaTableReader;
 import io.lakesink.delta.KernelEngine;
+import io.lakesink.delta.TableFile;
+import io.lakesink.error.SourcePosition;
+import io.lakesink.event.ChangeEvent;
 import io.lakesink.event.Column;
 import io.lakesink.event.ColumnType;
+import io.lakesink.event.Operation;
+import io.lakesink.event.RowSchema;
 import io.lakesink.maintenance.MaintenanceSettings;
 import io.lakesink.maintenance.OptimizeResult;
 import io.lakesink.maintenance.TableMaintenance;
+import io.lakesink.quarantine.QuarantineStore;
 import io.lakesink.storage.LocalStorage;
-import io.lakesink.view.CurrentState;
+import io.lakesink.view.CurrentStateView;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Clock;
-import java.time.LocalDate;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
-import java.util.Random;
+import java.util.Properties;
+import java.util.SplittableRandom;
 import java.util.stream.Stream;
 
 /**
- * Reading a changelog table of many small commits against the same table optimized: the cost
- * optimize removes. Writes {@code commits} commits of {@code rows} changes each (as changelog
- * delivery lays them out: the row, {@code __op}, {@code __ts_ms}, partition and offset, by ingest
- * date), copies the table and optimizes the copy, then times on both, in this JVM with lakesink's
- * Kernel reader, {@code count(*)} (every file read) and the current-state query (the latest
- * change per key). Run with the bench module's classpath:
+ * Reading a changelog table of many small commits against the same table after lakesink's
+ * optimize, timed with delta-spark ({@code SparkChangelogReadBench}, its own JVM). Driven by
+ * {@code bench/run read}:
  *
- * <pre>
- * mvn -B -q -pl bench -am package -DskipTests
- * java -Xmx2g -cp "bench/target/classes:$(cat bench/target/classpath.txt)" io.lakesink.bench.ChangelogReadBench \
- *     [DIR] [COMMITS=5000] [ROWS=20] [KEYS=10000]
- * </pre>
- *
- * The tables stay in {@code DIR} ({@code small} and {@code optimized}) for a delta-spark reader.
+ * <ul>
+ *   <li>{@code prepare}: {@link ChangelogDelivery} writes {@code --commits} flushes of
+ *       {@code --rows} changes each (no Kafka: events in, flush, as {@link MergeBench} drives
+ *       its delivery) into {@code DIR/small}, one flush every 10 s of a simulated clock, as a
+ *       worker with {@code flush_interval: 10s} and a low rate writes them (5,000 commits span
+ *       about 14 h: two ingest dates). Changes on {@code --keys} keys: a create for a key not
+ *       live, else 90 % updates and 10 % deletes. Then a copy in {@code DIR/optimized}, optimized
+ *       by {@link TableMaintenance} with the default settings (128 MiB files within each date),
+ *       and, per table, the current-state query lakesink generates for the view
+ *       ({@link CurrentStateView#query}, key {@code id}) over {@code delta.`path`}, into
+ *       {@code --results}. Not timed by Spark.
+ *   <li>{@code report}: both tables' figures side by side, from the results directory.
+ * </ul>
  */
 public final class ChangelogReadBench {
-  static final List<Column> COLUMNS = List.of(
-      new Column("id", ColumnType.BIGINT), new Column("name", ColumnType.STRING), new Column("balance", ColumnType.BIGINT),
-      new Column("__op", ColumnType.STRING), new Column("__ts_ms", ColumnType.BIGINT),
-      new Column("__partition", ColumnType.INT), new Column("__offset", ColumnType.BIGINT),
-      new Column("__ingest_date", ColumnType.DATE));
+  static final String TOPIC = "bench.read";
+  static final List<Column> SOURCE_COLUMNS = List.of(
+      new Column("id", ColumnType.BIGINT), new Column("name", ColumnType.STRING), new Column("balance", ColumnType.BIGINT));
+  /** The two tables under --dir, in the order the report shows them. */
+  static final List<String> TABLES = List.of("small", "optimized");
+  /** The simulated flush interval: one commit every this many milliseconds. */
+  static final long FLUSH_INTERVAL_MS = 10_000;
+  /** Where the simulated clock starts: 5,000 flushes 10 s apart then cross one midnight. */
+  static final Instant START = Instant.parse("2026-11-28T12:00:00Z");
 
   private ChangelogReadBench() {}
 
   public static void main(String[] args) throws IOException {
-    Path dir = Path.of(args.length > 0 ? args[0] : Files.createTempDirectory("changelog-read").toString());
-    int commits = args.length > 1 ? Integer.parseInt(args[1]) : 5_000;
-    int rows = args.length > 2 ? Integer.parseInt(args[2]) : 20;
-    int keys = args.length > 3 ? Integer.parseInt(args[3]) : 10_000;
+    if (args.length == 0) {
+      usage();
+      return;
+    }
+    Map<String, String> o = ChangelogThroughputBench.options(Arrays.copyOfRange(args, 1, args.length));
+    switch (args[0]) {
+      case "prepare" -> prepare(o);
+      case "report" -> report(o);
+      default -> usage();
+    }
+  }
+
+  private static void usage() {
+    System.err.println(
+        """
+        Usage (normally through bench/run read):
+          prepare --dir D --results R --commits N --rows N --keys N [--seed S]
+          report  --results R
+        """);
+    System.exit(1);
+  }
+
+  /** A clock the benchmark moves: each flush's ingest date and time are those of a real worker's. */
+  static final class SteppedClock extends Clock {
+    private Instant now = START;
+
+    void set(Instant instant) {
+      now = instant;
+    }
+
+    @Override
+    public Instant instant() {
+      return now;
+    }
+
+    @Override
+    public ZoneId getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(ZoneId zone) {
+      throw new UnsupportedOperationException("the benchmark's clock stays in UTC");
+    }
+  }
+
+  private static void prepare(Map<String, String> o) throws IOException {
+    Path dir = Path.of(o.get("dir"));
+    Path results = Path.of(o.get("results"));
+    int commits = Integer.parseInt(o.get("commits"));
+    int rows = Integer.parseInt(o.get("rows"));
+    int keys = Integer.parseInt(o.get("keys"));
+    SplittableRandom random = new SplittableRandom(Long.parseLong(o.getOrDefault("seed", "17")));
     LocalStorage storage = new LocalStorage(dir, "");
     DeltaTable small = new DeltaTable(KernelEngine.create(storage), storage.tableLocation("small"));
+
+    SteppedClock clock = new SteppedClock();
+    Subscription subscription = new Subscription(TOPIC, "small", DeliveryMode.CHANGELOG, List.of("id"), SourceFormat.JSON, false);
+    ChangelogDelivery delivery = new ChangelogDelivery(subscription, small,
+        DeliveryContext.of(FlushPolicy.DEFAULT, new QuarantineStore(storage)).withClock(clock));
+    RowSchema schema = new RowSchema(SOURCE_COLUMNS, true);
+    BitSet live = new BitSet(keys);
+    long offset = 0;
+    long creates = 0;
+    long updates = 0;
+    long deletes = 0;
     long started = System.nanoTime();
-    write(small, commits, rows, keys);
-    System.out.printf("wrote %d commits of %d rows in %.1f s%n", commits, rows, seconds(started));
+    for (int c = 0; c < commits; c++) {
+      Instant at = START.plusMillis(c * FLUSH_INTERVAL_MS);
+      clock.set(at);
+      for (int r = 0; r < rows; r++, offset++) {
+        long id = random.nextInt(keys);
+        Operation op;
+        if (!live.get((int) id)) {
+          op = Operation.CREATE;
+          live.set((int) id);
+          creates++;
+        } else if (random.nextInt(10) == 0) {
+          op = Operation.DELETE;
+          live.clear((int) id);
+          deletes++;
+        } else {
+          op = Operation.UPDATE;
+          updates++;
+        }
+        Object[] values = {id, "name-" + id, (long) random.nextInt(1_000_000)};
+        delivery.accept(new ChangeEvent(new SourcePosition(TOPIC, 0, offset), op, at.toEpochMilli() + r, schema, values,
+            List.of("id"), 120));
+      }
+      delivery.flush();
+      if ((c + 1) % 1000 == 0) {
+        System.out.printf(Locale.ROOT, "wrote %,d of %,d commits%n", c + 1, commits);
+      }
+    }
+    double writeSeconds = seconds(started);
+    small.refresh();
+    List<TableFile> smallFiles = small.files();
+    System.out.printf(Locale.ROOT, "ChangelogDelivery wrote %,d commits of %d changes (%,d files) in %.1f s%n",
+        commits, rows, smallFiles.size(), writeSeconds);
+
     copy(dir.resolve("small"), dir.resolve("optimized"));
     DeltaTable optimized = new DeltaTable(KernelEngine.create(storage), storage.tableLocation("optimized"));
     started = System.nanoTime();
-    OptimizeResult r = new TableMaintenance("optimized", optimized, List.of(), MaintenanceSettings.DEFAULT, Clock.systemUTC(),
+    OptimizeResult optimize = new TableMaintenance("optimized", optimized, List.of(), MaintenanceSettings.DEFAULT, Clock.systemUTC(),
         line -> {}).optimize(false);
-    System.out.printf("%s in %.1f s%n", r, seconds(started));
-    for (DeltaTable t : List.of(small, optimized, small, optimized)) { // twice: the second pass is warm
-      time(t);
+    double optimizeSeconds = seconds(started);
+    if (!optimize.committed()) {
+      throw new IllegalStateException("lakesink's optimize left the copy as it was: " + optimize);
+    }
+    System.out.printf(Locale.ROOT, "%s in %.1f s%n", optimize, optimizeSeconds);
+
+    Properties p = new Properties();
+    p.setProperty("commits", String.valueOf(commits));
+    p.setProperty("rows_per_commit", String.valueOf(rows));
+    p.setProperty("keys", String.valueOf(keys));
+    p.setProperty("changes", String.valueOf(offset));
+    p.setProperty("creates", String.valueOf(creates));
+    p.setProperty("updates", String.valueOf(updates));
+    p.setProperty("deletes", String.valueOf(deletes));
+    p.setProperty("live_keys", String.valueOf(live.cardinality()));
+    p.setProperty("write_seconds", String.valueOf(writeSeconds));
+    p.setProperty("optimize_seconds", String.valueOf(optimizeSeconds));
+    p.setProperty("optimize", optimize.toString());
+    for (DeltaTable t : List.of(small, optimized)) {
+      t.refresh();
+      String name = t == small ? "small" : "optimized";
+      List<TableFile> files = t.files();
+      p.setProperty(name + ".files", String.valueOf(files.size()));
+      p.setProperty(name + ".bytes", String.valueOf(files.stream().mapToLong(TableFile::size).sum()));
+      p.setProperty(name + ".dates", String.valueOf(files.stream().map(TableFile::partitionValues).distinct().count()));
+      p.setProperty(name + ".version", String.valueOf(t.version()));
+      p.setProperty(name + ".log_files", String.valueOf(logFiles(dir.resolve(name))));
+      // The query of the view lakesink creates over this changelog, over the table's path.
+      Files.writeString(results.resolve("current-state-" + name + ".sql"),
+          CurrentStateView.query("delta.`" + dir.resolve(name).toAbsolutePath() + "`", List.of("id"), false) + "\n");
+    }
+    store(p, results.resolve("prepare.properties"));
+  }
+
+  private static long logFiles(Path table) throws IOException {
+    try (Stream<Path> files = Files.list(table.resolve("_delta_log"))) {
+      return files.count();
     }
   }
 
-  private static void time(DeltaTable t) {
-    long started = System.nanoTime();
-    DeltaTable fresh = new DeltaTable(KernelEngine.create(new LocalStorage(Path.of("/"), "")), t.location());
-    List<Map<String, Object>> all = DeltaTableReader.readAll(fresh);
-    double count = seconds(started);
-    started = System.nanoTime();
-    List<Map<String, Object>> current = CurrentState.collapse(all, List.of("id"), false);
-    double state = count + seconds(started);
-    System.out.printf("%-60s files %6d  count(*) %8d in %6.2f s  current state %6d rows in %6.2f s%n",
-        t.location(), fresh.files().size(), all.size(), count, current.size(), state);
+  private static void report(Map<String, String> o) throws IOException {
+    Path dir = Path.of(o.get("results"));
+    Properties p = load(dir.resolve("prepare.properties"));
+    Properties s = load(dir.resolve("spark.properties"));
+    System.out.println();
+    System.out.printf(Locale.ROOT, "Changelog read: %s commits of %s changes (%s keys: %s creates, %s updates, %s deletes;"
+            + " %s keys live at the end), written by lakesink's ChangelogDelivery in %s s, one flush per 10 s of simulated time;"
+            + " optimized copy by lakesink's optimize (128 MiB target, within each date) in %s s: %s%n",
+        p.getProperty("commits"), p.getProperty("rows_per_commit"), p.getProperty("keys"), p.getProperty("creates"),
+        p.getProperty("updates"), p.getProperty("deletes"), p.getProperty("live_keys"), fmt(p, "write_seconds"),
+        fmt(p, "optimize_seconds"), p.getProperty("optimize"));
+    System.out.println("Timed with " + s.getProperty("spark_conf", "delta-spark (no result: see the log)") + ", one JVM, both tables;"
+        + " cold = the first query on the table in the session (Delta's snapshot not cached: log replay and file listing included),"
+        + " warm = median of " + s.getProperty("repeat", "?") + " more. current state = the view's query (QUALIFY ROW_NUMBER() OVER"
+        + " (PARTITION BY id ORDER BY __ts_ms DESC, __partition DESC, __offset DESC) = 1, deletes hidden), rows collected to the driver.");
+    System.out.println();
+    System.out.println(String.format(Locale.ROOT, "%-10s | %6s %8s %5s %8s | %9s %9s %8s | %9s %9s %8s",
+        "table", "files", "MB", "dates", "log files", "count s", "warm s", "rows", "state s", "warm s", "rows"));
+    for (String t : TABLES) {
+      System.out.println(String.format(Locale.ROOT, "%-10s | %6s %8.1f %5s %8s | %9s %9s %8s | %9s %9s %8s", t,
+          p.getProperty(t + ".files"), Double.parseDouble(p.getProperty(t + ".bytes", "0")) / (1 << 20), p.getProperty(t + ".dates"),
+          p.getProperty(t + ".log_files"), fmt(s, t + ".count.cold_seconds"), fmt(s, t + ".count.warm_seconds"),
+          s.getProperty(t + ".count.rows", "-"), fmt(s, t + ".state.cold_seconds"), fmt(s, t + ".state.warm_seconds"),
+          s.getProperty(t + ".state.rows", "-")));
+    }
+    System.out.println();
+    System.out.printf(Locale.ROOT, "small / optimized: count(*) %s cold, %s warm; current state %s cold, %s warm%n",
+        ratio(s, "count.cold_seconds"), ratio(s, "count.warm_seconds"), ratio(s, "state.cold_seconds"), ratio(s, "state.warm_seconds"));
+    System.out.println("Cross-check: " + s.getProperty("cross_check", "not done (the Spark JVM did not finish)"));
+    System.out.println("Queries run: " + dir.resolve("current-state-small.sql") + " and current-state-optimized.sql");
   }
 
-  private static void write(DeltaTable t, int commits, int rows, int keys) {
-    Random random = new Random(17);
-    long offset = 0;
-    for (int c = 0; c < commits; c++) {
-      LocalDate day = LocalDate.of(2026, 11, 1 + c * 28 / commits);
-      List<Object[]> batch = new ArrayList<>(rows);
-      for (int r = 0; r < rows; r++, offset++) {
-        long id = random.nextInt(keys);
-        batch.add(new Object[] {id, "name-" + id, (long) random.nextInt(1_000_000), offset < keys ? "c" : "u",
-            1_770_000_000_000L + offset, 0, offset, day});
-      }
-      t.commit(t.prepareAppend(new AppendRequest(COLUMNS, List.of("__ingest_date"), Map.of("__ingest_date", day), batch,
-          CommitOffsets.NONE, Map.of("delta.appendOnly", "true", "delta.checkpointInterval", "10"))));
+  private static String ratio(Properties s, String key) {
+    String a = s.getProperty("small." + key);
+    String b = s.getProperty("optimized." + key);
+    if (a == null || b == null) {
+      return "-";
     }
+    return String.format(Locale.ROOT, "%.1fx", Double.parseDouble(a) / Double.parseDouble(b));
+  }
+
+  private static String fmt(Properties p, String key) {
+    String v = p.getProperty(key);
+    return v == null ? "-" : String.format(Locale.ROOT, "%.2f", Double.parseDouble(v));
   }
 
   private static void copy(Path from, Path to) {

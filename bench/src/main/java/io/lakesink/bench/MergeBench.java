@@ -24,6 +24,9 @@ import io.lakesink.event.Column;
 import io.lakesink.event.ColumnType;
 import io.lakesink.event.Operation;
 import io.lakesink.event.RowSchema;
+import io.lakesink.maintenance.MaintenanceSettings;
+import io.lakesink.maintenance.OptimizeResult;
+import io.lakesink.maintenance.TableMaintenance;
 import io.lakesink.merge.MergeDelivery;
 import io.lakesink.merge.MergeSettings;
 import io.lakesink.quarantine.QuarantineStore;
@@ -36,6 +39,7 @@ import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -63,6 +67,11 @@ import java.util.stream.Stream;
  *       columns (the 10 source columns, then {@code __op} and {@code __ts_ms}); and, per workload,
  *       each batch of changes as a small Delta table under {@code batches-<workload>/}, so that both
  *       engines read exactly the same changes. Not timed.
+ *   <li>{@code optimize}: the "optimized" layout both engines start from in the {@code *-optimized}
+ *       cases: lakesink's own {@link TableMaintenance#optimize} on the table under {@code --dir},
+ *       clustered on {@code id} into files of about {@code --target-file-mb} MB (1 MB makes the
+ *       1M-row table, 17 MB, about as many files as the default 128 MiB makes of a 2 GB table).
+ *       Not timed in the merges.
  *   <li>{@code limit}: what a user with the default size limit gets: the first batch through a
  *       {@link MergeDelivery} with {@link MergeSettings#DEFAULT}, on a throwaway copy of the
  *       table (if the limit lets it through, the merge must not change the measured table).
@@ -125,6 +134,7 @@ public final class MergeBench {
     Map<String, String> o = ChangelogThroughputBench.options(Arrays.copyOfRange(args, 1, args.length));
     switch (args[0]) {
       case "prepare" -> prepare(o);
+      case "optimize" -> optimize(o);
       case "limit" -> limit(o);
       case "lakesink" -> lakesink(o);
       case "report" -> report(o);
@@ -137,6 +147,7 @@ public final class MergeBench {
         """
         Usage (normally through bench/run merge):
           prepare  --dir D --rows R --batches N --batch-size B [--seed S]
+          optimize --dir D --target-file-mb N --result FILE
           limit    --dir D
           lakesink --dir D --batches N --scan-limit-mb M --result FILE
           report   --results DIR
@@ -445,6 +456,41 @@ public final class MergeBench {
     System.out.printf(Locale.ROOT, "Memory factor: the %,d rows of the largest file (%,d KB on disk) take %,d KB of heap as a merge reads them:"
         + " %.1f× the on-disk size%n", rows.size(), largest.size() >> 10, (after - before) >> 10, factor);
     java.lang.ref.Reference.reachabilityFence(rows);
+  }
+
+  // ------------------------------------------------------------------ optimize
+
+  private static void optimize(Map<String, String> o) throws IOException {
+    Path dir = Path.of(o.get("dir"));
+    long targetMb = Long.parseLong(o.get("target-file-mb"));
+    TableStorage storage = new LocalStorage(dir, "");
+    DeltaTable table = new DeltaTable(KernelEngine.create(storage), storage.tableLocation(TABLE));
+    MaintenanceSettings settings = MaintenanceSettings.DEFAULT.withTargetFileBytes(targetMb << 20);
+    long start = System.nanoTime();
+    OptimizeResult result = new TableMaintenance(TABLE, table, List.of("id"), settings, Clock.systemUTC(), System.out::println)
+        .optimize(false);
+    double seconds = (System.nanoTime() - start) / 1e9;
+    if (!result.committed()) {
+      // The optimized cases would silently measure the table as written.
+      throw new IllegalStateException("lakesink's optimize left the table as it was: " + result);
+    }
+    Properties r = new Properties();
+    r.setProperty("how", "lakesink's optimize (TableMaintenance, clustered on id), target file size " + targetMb + " MB");
+    r.setProperty("files_before", String.valueOf(result.before().files()));
+    r.setProperty("files_after", String.valueOf(result.after().files()));
+    r.setProperty("bytes_after", String.valueOf(result.after().bytes()));
+    r.setProperty("seconds", String.valueOf(seconds));
+    r.setProperty("operation", commitOperation(dir.resolve(TABLE), result.version().getAsLong()));
+    store(r, Path.of(o.get("result")));
+    System.out.printf(Locale.ROOT, "Optimized %s: %d files -> %d files (clustered on id, about %d MB each), %s commit, in %.1f s%n",
+        dir.resolve(TABLE), result.before().files(), result.after().files(), targetMb, r.getProperty("operation"), seconds);
+  }
+
+  /** The operation Delta's history shows for a version (its commitInfo), to prove it is an OPTIMIZE. */
+  private static String commitOperation(Path table, long version) throws IOException {
+    Path commit = table.resolve("_delta_log").resolve(String.format(Locale.ROOT, "%020d.json", version));
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"operation\":\"([A-Z ]+)\"").matcher(Files.readString(commit));
+    return m.find() ? m.group(1) : "?";
   }
 
   private static void limit(Map<String, String> o) throws IOException {

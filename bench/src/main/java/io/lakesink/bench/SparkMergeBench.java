@@ -21,10 +21,10 @@ import org.apache.spark.sql.SparkSession;
  * columns both have (lakesink's merge also keeps {@code __partition} and {@code __offset}, the
  * Kafka position that ranks a change; delta-spark's table has only the batch's columns).
  *
- * <p>{@code optimize --table PATH --file-mb N}: the benchmark's "optimized" layout, delta-spark's
- * {@code OPTIMIZE … ZORDER BY (id)} into files of about N MB, run once on the starting table that
- * both engines then copy (a separate, labelled step of {@code bench/run merge}, not timed in the
- * merges).
+ * <p>{@code optimize --table PATH --file-mb N}: the benchmark's "optimized" layout made by
+ * delta-spark's {@code OPTIMIZE … ZORDER BY (id)} into files of about N MB instead of lakesink's
+ * optimize ({@code OPTIMIZER=spark bench/run merge}, to compare the two layouts), run once on the
+ * starting table that both engines then copy (not timed in the merges).
  *
  * <p>Compiled apart from the rest of the benchmarks ({@code bench/spark-pom.xml}, which the
  * bench module's own build excludes this file from) and run in its own JVM on a classpath of
@@ -164,7 +164,7 @@ public final class SparkMergeBench {
   /**
    * Clusters a table on the key the way the benchmark's "optimized" cases start from: delta-spark's
    * Z-order on {@code id} (for one column, a range partitioning sorted within each file), files of
-   * about --file-mb MB. lakesink's own optimize replaces this step once it exists.
+   * about --file-mb MB; the alternative to lakesink's own optimize ({@code MergeBench optimize}).
    */
   private static void optimize(Map<String, String> o) throws IOException {
     String table = o.get("table");

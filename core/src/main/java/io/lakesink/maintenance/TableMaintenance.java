@@ -145,11 +145,19 @@ public final class TableMaintenance {
     return bins;
   }
 
-  /** The whole table as one group when its files are small or their key ranges overlap; else none. */
+  /**
+   * The whole table as one group when its files are small, their key ranges overlap, or a file is
+   * more than 1.5 times the target (a merge rewrites a whole file whose range a change falls in,
+   * so an oversized file makes every merge rewrite more than the target; clustering splits it;
+   * its own files are at most the target, so they may grow by half through merges' inserts
+   * before the table is clustered again); else none.
+   */
   private List<List<TableFile>> clusterGroup(TableRewrite rewrite) {
     List<TableFile> files = rewrite.files();
-    long small = files.stream().filter(f -> f.size() < settings.targetFileBytes() / 2).count();
-    if (files.size() < 2 || (small < 2 && !keyRangesOverlap(files))) {
+    long target = settings.targetFileBytes();
+    long small = files.stream().filter(f -> f.size() < target / 2).count();
+    boolean oversized = files.stream().anyMatch(f -> f.size() > target + target / 2);
+    if (files.isEmpty() || (files.size() < 2 && !oversized) || (small < 2 && !oversized && !keyRangesOverlap(files))) {
       return List.of();
     }
     return List.of(files);

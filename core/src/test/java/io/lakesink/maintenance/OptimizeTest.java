@@ -101,6 +101,35 @@ class OptimizeTest {
   }
 
   @Test
+  void filesMoreThanOneAndAHalfTimesTheTargetAreSplitEvenWhenAlreadyInKeyOrder() {
+    MaintenanceTables tables = new MaintenanceTables(dir);
+    DeltaTable t = tables.open("items");
+    // written in key order: disjoint ranges, each file several times the 16 KiB target
+    for (long c = 0; c < 2; c++) {
+      List<Object[]> rows = new ArrayList<>();
+      for (long id = c * 3000; id < (c + 1) * 3000; id++) {
+        rows.add(new Object[] {id, "region-" + (id % 5), "name-" + id + "-" + Long.toHexString(id * 0x9E3779B97F4A7C15L)});
+      }
+      MaintenanceTables.mergedCommit(t, rows, List.of());
+    }
+    List<String> before = content(t);
+    assertFalse(overlapping(t.files()), ranges(t.files()).toString());
+    long largest = t.files().stream().mapToLong(TableFile::size).max().orElseThrow();
+    assertTrue(largest > 2 * SMALL.targetFileBytes(), "the test needs oversized files: " + largest);
+
+    OptimizeResult r = maintenance(t, List.of("id")).optimize(false);
+
+    assertTrue(r.committed(), r.toString());
+    assertEquals(before, content(t));
+    List<TableFile> after = t.files();
+    assertTrue(after.size() >= 4, "split into files of about the target: " + after.size() + " files, " + r);
+    assertFalse(overlapping(after), "still clustered: " + ranges(after));
+    assertTrue(after.stream().allMatch(f -> f.size() <= SMALL.targetFileBytes() * 3 / 2), r.toString());
+    // it converges: the split files are not rewritten again
+    assertFalse(maintenance(t, List.of("id")).optimize(false).committed());
+  }
+
+  @Test
   void severalKeyColumnsAreZOrdered() {
     MaintenanceTables tables = new MaintenanceTables(dir);
     DeltaTable t = tables.open("items");

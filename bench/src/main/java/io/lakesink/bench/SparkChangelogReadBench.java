@@ -1,0 +1,147 @@
+package io.lakesink.bench;
+
+import java.io.IOException;
+import java.io.Writer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.delta.DeltaLog;
+
+/**
+ * The delta-spark side of {@link ChangelogReadBench}: times, on the changelog table of many small
+ * commits and on its optimized copy, {@code SELECT count(*)} and the current-state query lakesink
+ * generates for the view (read from the files {@code prepare} wrote), Spark in local mode with two
+ * threads. Then checks that both tables give the same count and the same current state.
+ *
+ * <p>Cold: the first query on a table in the session, after {@link DeltaLog#clearCache()} (so
+ * Delta replays the table's log and lists its files, as a new reader does); the JVM and Spark are
+ * warmed first by one untimed round over both tables. Warm: {@code --repeat} more, Delta's
+ * snapshot cached, the median kept.
+ *
+ * <p>Compiled apart from the rest of the benchmarks ({@code bench/spark-pom.xml}), as
+ * {@link SparkMergeBench}: it uses no lakesink class.
+ */
+public final class SparkChangelogReadBench {
+  private static final List<String> TABLES = List.of("small", "optimized");
+
+  private SparkChangelogReadBench() {}
+
+  public static void main(String[] args) throws IOException {
+    Map<String, String> o = new HashMap<>();
+    for (int i = 0; i + 1 < args.length; i += 2) {
+      o.put(args[i].replaceFirst("^--", ""), args[i + 1]);
+    }
+    Path dir = Path.of(o.get("dir"));
+    Path results = Path.of(o.get("results"));
+    int repeat = Integer.parseInt(o.getOrDefault("repeat", "3"));
+    Path resultFile = results.resolve("spark.properties");
+    Properties r = new Properties();
+    r.setProperty("repeat", String.valueOf(repeat));
+
+    SparkSession spark = SparkSession.builder()
+        .appName("lakesink-changelog-read-bench")
+        .master("local[2]")
+        .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
+        .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
+        .config("spark.ui.enabled", "false")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.sql.session.timeZone", "UTC")
+        .getOrCreate();
+    r.setProperty("spark_conf", "Spark " + spark.version() + " + delta-spark (local[2], default settings)");
+
+    Map<String, String> countSql = new HashMap<>();
+    Map<String, String> stateSql = new HashMap<>();
+    for (String t : TABLES) {
+      countSql.put(t, "SELECT count(*) FROM delta.`" + dir.resolve(t).toAbsolutePath() + "`");
+      stateSql.put(t, Files.readString(results.resolve("current-state-" + t + ".sql")).strip());
+    }
+
+    // Untimed: class loading, code generation and Spark's first-job costs, on both tables alike.
+    for (String t : TABLES) {
+      count(spark, countSql.get(t));
+      spark.sql(stateSql.get(t)).collectAsList();
+    }
+
+    Map<String, List<Row>> states = new HashMap<>();
+    for (String t : TABLES) {
+      DeltaLog.clearCache();
+      long start = System.nanoTime();
+      long rows = count(spark, countSql.get(t));
+      r.setProperty(t + ".count.cold_seconds", String.valueOf(seconds(start)));
+      r.setProperty(t + ".count.rows", String.valueOf(rows));
+      DeltaLog.clearCache();
+      start = System.nanoTime();
+      List<Row> state = spark.sql(stateSql.get(t)).collectAsList();
+      r.setProperty(t + ".state.cold_seconds", String.valueOf(seconds(start)));
+      r.setProperty(t + ".state.rows", String.valueOf(state.size()));
+      states.put(t, state);
+      store(r, resultFile);
+    }
+    for (String t : TABLES) {
+      List<Double> counts = new ArrayList<>();
+      List<Double> stateTimes = new ArrayList<>();
+      for (int i = 0; i < repeat; i++) {
+        long start = System.nanoTime();
+        count(spark, countSql.get(t));
+        counts.add(seconds(start));
+        start = System.nanoTime();
+        spark.sql(stateSql.get(t)).collectAsList();
+        stateTimes.add(seconds(start));
+      }
+      r.setProperty(t + ".count.warm_seconds", String.valueOf(median(counts)));
+      r.setProperty(t + ".state.warm_seconds", String.valueOf(median(stateTimes)));
+      store(r, resultFile);
+      System.out.printf(Locale.ROOT, "%-9s count(*) %s rows: cold %s s, warm %s s; current state %s rows: cold %s s, warm %s s%n", t,
+          r.getProperty(t + ".count.rows"), r.getProperty(t + ".count.cold_seconds"), r.getProperty(t + ".count.warm_seconds"),
+          r.getProperty(t + ".state.rows"), r.getProperty(t + ".state.cold_seconds"), r.getProperty(t + ".state.warm_seconds"));
+    }
+
+    // Optimize must not change what a reader sees: the same count and the same current state.
+    Dataset<Row> small = spark.createDataFrame(states.get("small"), spark.sql(stateSql.get("small")).schema());
+    Dataset<Row> optimized = spark.createDataFrame(states.get("optimized"), spark.sql(stateSql.get("optimized")).schema());
+    long onlySmall = small.exceptAll(optimized).count();
+    long onlyOptimized = optimized.exceptAll(small).count();
+    boolean same = r.getProperty("small.count.rows").equals(r.getProperty("optimized.count.rows")) && onlySmall == 0
+        && onlyOptimized == 0;
+    r.setProperty("cross_check", String.format(Locale.ROOT, "%s (count(*) %s and %s; current state %,d and %,d rows, %,d only in"
+            + " small's, %,d only in optimized's)", same ? "IDENTICAL" : "DIFFERENT", r.getProperty("small.count.rows"),
+        r.getProperty("optimized.count.rows"), states.get("small").size(), states.get("optimized").size(), onlySmall, onlyOptimized));
+    store(r, resultFile);
+    System.out.println("Cross-check: " + r.getProperty("cross_check"));
+    spark.stop();
+    if (!same) {
+      System.exit(2);
+    }
+  }
+
+  private static long count(SparkSession spark, String sql) {
+    return spark.sql(sql).first().getLong(0);
+  }
+
+  private static double median(List<Double> values) {
+    List<Double> sorted = new ArrayList<>(values);
+    Collections.sort(sorted);
+    int n = sorted.size();
+    return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+  }
+
+  private static double seconds(long startedNanos) {
+    return (System.nanoTime() - startedNanos) / 1e9;
+  }
+
+  private static void store(Properties p, Path f) throws IOException {
+    try (Writer out = Files.newBufferedWriter(f)) {
+      p.store(out, null);
+    }
+  }
+}
