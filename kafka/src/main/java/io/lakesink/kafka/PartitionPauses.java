@@ -14,11 +14,12 @@ import org.apache.kafka.common.TopicPartition;
  * The one place that decides whether a partition is read: a partition is paused while it has at
  * least one reason, and resumed only when its last reason is gone. Several causes overlap (a
  * table quarantined while its flushes were failing, a decode retry during an outage); a reason
- * set keeps one of them from resuming what another paused.
+ * set keeps one of them from resuming what another paused. The Kafka Connect task keeps its
+ * pauses with the same bookkeeping and only applies them to Connect's context instead.
  */
-final class PartitionPauses {
+public class PartitionPauses {
 
-  enum Reason {
+  public enum Reason {
     /** Its table is quarantined. */
     QUARANTINED,
     /** Its table's flushes fail and are retried: do not grow the buffer meanwhile. */
@@ -35,21 +36,21 @@ final class PartitionPauses {
   /** When a timed reason ends, per partition and reason. */
   private final Map<TopicPartition, Map<Reason, Long>> until = new HashMap<>();
 
-  void add(TopicPartition tp, Reason reason) {
+  public void add(TopicPartition tp, Reason reason) {
     reasons.computeIfAbsent(tp, x -> EnumSet.noneOf(Reason.class)).add(reason);
   }
 
-  void add(Collection<TopicPartition> tps, Reason reason) {
+  public void add(Collection<TopicPartition> tps, Reason reason) {
     tps.forEach(tp -> add(tp, reason));
   }
 
   /** A reason that ends by itself at {@code untilMillis}. */
-  void addUntil(TopicPartition tp, Reason reason, long untilMillis) {
+  public void addUntil(TopicPartition tp, Reason reason, long untilMillis) {
     add(tp, reason);
     until.computeIfAbsent(tp, x -> new HashMap<>()).put(reason, untilMillis);
   }
 
-  void remove(TopicPartition tp, Reason reason) {
+  public void remove(TopicPartition tp, Reason reason) {
     EnumSet<Reason> set = reasons.get(tp);
     if (set != null) {
       set.remove(reason);
@@ -63,17 +64,17 @@ final class PartitionPauses {
     }
   }
 
-  void remove(Collection<TopicPartition> tps, Reason reason) {
+  public void remove(Collection<TopicPartition> tps, Reason reason) {
     tps.forEach(tp -> remove(tp, reason));
   }
 
-  boolean has(TopicPartition tp, Reason reason) {
+  public boolean has(TopicPartition tp, Reason reason) {
     EnumSet<Reason> set = reasons.get(tp);
     return set != null && set.contains(reason);
   }
 
   /** Timed reasons that are due, per partition; the caller acts on them and removes them. */
-  List<TopicPartition> due(Reason reason, long nowMillis) {
+  public List<TopicPartition> due(Reason reason, long nowMillis) {
     List<TopicPartition> due = new ArrayList<>();
     until.forEach((tp, timed) -> {
       Long at = timed.get(reason);
@@ -85,11 +86,16 @@ final class PartitionPauses {
   }
 
   /** Forgets partitions this worker no longer owns. */
-  void forget(Collection<TopicPartition> tps) {
+  public void forget(Collection<TopicPartition> tps) {
     tps.forEach(tp -> {
       reasons.remove(tp);
       until.remove(tp);
     });
+  }
+
+  /** Whether the partition has a reason to be paused. */
+  public boolean paused(TopicPartition tp) {
+    return reasons.containsKey(tp);
   }
 
   /** Makes the consumer's paused set match the reasons, for the partitions it owns. */
@@ -111,7 +117,7 @@ final class PartitionPauses {
   }
 
   /** A partition's reasons, for status and tests. */
-  Set<Reason> of(TopicPartition tp) {
+  public Set<Reason> of(TopicPartition tp) {
     EnumSet<Reason> set = reasons.get(tp);
     return set == null ? Set.of() : Set.copyOf(set);
   }
