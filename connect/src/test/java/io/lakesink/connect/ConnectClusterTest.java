@@ -125,9 +125,9 @@ class ConnectClusterTest {
     List<Map<String, Object>> changelog = awaitRows(topic + "_APPEND", changes);
     assertEquals(changes, changelog.size());
     assertUniquePositions(changelog);
-    awaitCondition(() -> rows(topic).size() == 29, "the merged table holds the current state");
+    awaitCondition(() -> rows(merged(topic)).size() == 29, "the merged table holds the current state");
     Map<Long, String> state = new TreeMap<>();
-    rows(topic).forEach(r -> state.put(Long.valueOf(String.valueOf(r.get("id"))), (String) r.get("status")));
+    rows(merged(topic)).forEach(r -> state.put(Long.valueOf(String.valueOf(r.get("id"))), (String) r.get("status")));
     assertFalse(state.containsKey(10L), "10 was deleted");
     assertEquals("shipped", state.get(1L));
     assertEquals("new", state.get(2L));
@@ -158,9 +158,9 @@ class ConnectClusterTest {
     List<Map<String, Object>> appended = awaitRows(topic + "_APPEND", 21);
     assertEquals(21, appended.size());
     assertUniquePositions(appended);
-    awaitCondition(() -> rows(topic).size() == 20 && rows(topic).stream().anyMatch(r -> "shipped".equals(r.get("status"))),
+    awaitCondition(() -> rows(merged(topic)).size() == 20 && rows(merged(topic)).stream().anyMatch(r -> "shipped".equals(r.get("status"))),
         "the merged table holds the current state");
-    for (Map<String, Object> r : rows(topic)) {
+    for (Map<String, Object> r : rows(merged(topic))) {
       long id = ((Number) r.get("id")).longValue();
       assertEquals(Instant.ofEpochMilli(1_700_000_000_000L + id), r.get("created_at"), "io.debezium.time.Timestamp → timestamp");
       assertEquals(new BigDecimal(id + ".25"), r.get("amount"), "Connect Decimal (scale 2) → decimal");
@@ -202,7 +202,7 @@ class ConnectClusterTest {
       List<Map<String, Object>> changelog = awaitRows(topic + "_APPEND", 20);
       assertEquals(20, changelog.size());
       assertUniquePositions(changelog);
-      awaitCondition(() -> rows(topic).size() == 10 && rows(topic).stream().allMatch(r -> {
+      awaitCondition(() -> rows(merged(topic)).size() == 10 && rows(merged(topic)).stream().allMatch(r -> {
         long k = (Long) r.get("id");
         return ("item" + (k + 10)).equals(r.get("name"));
       }), "the merged table holds each key's update, typed from the Avro schema");
@@ -381,12 +381,22 @@ class ConnectClusterTest {
     c.put("key.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
     c.put("value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
     c.put("delivery.mode", mode);
+    if (mode.equals("merge")) {
+      // Beside a changelog connector on the same topic, the merge connector needs its own table
+      // name: a table and the other mode's table of the same name share their offsets.
+      c.put("table.name.format", "${topic}_merged");
+    }
     c.put("primary.key", "id");
     c.put("storage.type", "local");
     c.put("storage.path", data.toString());
     c.put("storage.prefix", "tables");
     c.put("flush.interval.ms", "300");
     return c;
+  }
+
+  /** The merge connector's table for a topic (see {@link #config}). */
+  private static String merged(String topic) {
+    return topic + "_merged";
   }
 
   private static int produceBatch(String topic, int from, int count) {

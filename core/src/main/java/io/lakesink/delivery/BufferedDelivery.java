@@ -162,14 +162,20 @@ public abstract class BufferedDelivery implements TableDelivery {
 
   @Override
   public Map<SourcePartition, Long> storedOffsets(Collection<SourcePartition> partitions) {
+    Map<SourcePartition, Long> result = offsetsIn(sibling == null ? List.of(table) : List.of(table, sibling), partitions);
+    stored.putAll(result);
+    return result;
+  }
+
+  /** The next offset per partition that these tables' logs store, the highest of them. */
+  private static Map<SourcePartition, Long> offsetsIn(List<DeltaTable> tables, Collection<SourcePartition> partitions) {
     Map<String, SourcePartition> byId = new HashMap<>();
     partitions.forEach(p -> byId.put(p.applicationId(), p));
     Map<SourcePartition, Long> result = new HashMap<>();
-    for (DeltaTable t : sibling == null ? List.of(table) : List.of(table, sibling)) {
+    for (DeltaTable t : tables) {
       t.refresh();
       t.transactionVersions(byId.keySet()).forEach((id, v) -> result.merge(byId.get(id), v, Math::max));
     }
-    stored.putAll(result);
     return result;
   }
 
@@ -332,9 +338,17 @@ public abstract class BufferedDelivery implements TableDelivery {
   /** The Delta table properties a mode creates its table with. */
   protected abstract Map<String, String> tableProperties();
 
-  /** After a failed or fenced attempt: drops what the log already holds. */
+  /**
+   * After a failed or fenced attempt: drops what this table's log already holds. Only this
+   * table's: the other mode's table is read when partitions are assigned (a mode switch goes on
+   * where the other mode stopped), but another subscription may be writing it right now (two
+   * Kafka Connect connectors on one topic, one per mode), and its offsets say nothing about
+   * what landed here.
+   */
   private void dropCommitted() {
-    buffer.dropStored(storedOffsets(buffer.next().keySet()));
+    Map<SourcePartition, Long> landed = offsetsIn(List.of(table), buffer.next().keySet());
+    landed.forEach((p, next) -> stored.merge(p, next, Math::max));
+    buffer.dropStored(landed);
   }
 
   private void pause(long millis) {

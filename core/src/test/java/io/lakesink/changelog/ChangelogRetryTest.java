@@ -134,6 +134,30 @@ class ChangelogRetryTest {
   }
 
   @Test
+  void aRetryIgnoresOffsetsAnotherSubscriptionStoredInTheOtherModesTable() {
+    // Two Connect connectors on one topic, one per mode, write t_APPEND and t. The other mode's
+    // table is read at start (a mode switch continues where it stopped); during a retry it must
+    // not make these events look delivered: only this table's log says what landed here.
+    DeltaTable merged = new DeltaTable(KernelEngine.create(storage), storage.tableLocation("t"));
+    DeltaTable appended = new DeltaTable(KernelEngine.create(storage), storage.tableLocation("t_APPEND"));
+    DeliveryContext context = DeliveryContext.of(FlushPolicy.DEFAULT, new QuarantineStore(storage)).withBackoff(pauses::add);
+    ChangelogDelivery d = new ChangelogDelivery(sub, appended, merged, context);
+    d.accept(event("t", 1, 0, Operation.CREATE, 1L, row("id", 9L)));
+    d.flush(); // t_APPEND exists
+    d.accept(event("t", 0, 0, Operation.CREATE, 1L, row("id", 0L)));
+    d.accept(event("t", 0, 1, Operation.CREATE, 2L, row("id", 1L)));
+    ChangelogDelivery other = new ChangelogDelivery(sub,
+        new DeltaTable(KernelEngine.create(storage), storage.tableLocation("t")), context);
+    other.accept(event("t", 0, 0, Operation.CREATE, 1L, row("id", 0L)));
+    other.accept(event("t", 0, 1, Operation.CREATE, 2L, row("id", 1L)));
+    other.flush(); // t stores partition 0 up to offset 2
+    storage.failNextCommits(DeltaTable.MAX_REBASES + 1, Fault.FAIL_BEFORE_WRITE); // one failed attempt
+    assertEquals(Map.of(new SourcePartition("t", 0), 2L), d.flush());
+    assertEquals(1, pauses.size(), "retried once");
+    assertEquals(3, rows().size(), "partition 0's two events are in t_APPEND, not only in t");
+  }
+
+  @Test
   void aFailureNoRetryCanFixFailsTheTable() {
     ChangelogDelivery d = delivery();
     firstCommit(d);
