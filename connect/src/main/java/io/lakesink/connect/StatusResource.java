@@ -66,24 +66,7 @@ public final class StatusResource {
     m.put("at", t.at());
     m.put("partitions", t.partitions());
     m.put("faults", t.faults());
-    m.put("tables", t.tables().stream().map(StatusResource::table).toList());
-    return m;
-  }
-
-  /** The fields and names of the standalone worker's {@code /status}. */
-  private static Map<String, Object> table(TableStatus t) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("table", t.table());
-    m.put("topic", t.topic());
-    m.put("mode", t.mode());
-    m.put("state", t.state());
-    m.put("reason", t.reason());
-    m.put("since", t.since());
-    m.put("last_commit_version", t.lastVersion() < 0 ? null : t.lastVersion());
-    m.put("last_commit_at", t.lastCommitAt());
-    m.put("rows_delivered", t.rowsDelivered());
-    m.put("buffered_events", t.bufferedEvents());
-    m.put("warnings", t.warnings());
+    m.put("tables", t.tables().stream().map(TableStatus::fields).toList());
     return m;
   }
 

@@ -1,7 +1,9 @@
 package io.lakesink.delivery;
 
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A table's delivery as {@code /status} shows it.
@@ -23,4 +25,26 @@ public record TableStatus(
     Instant lastCommitAt,
     long rowsDelivered,
     int bufferedEvents,
-    List<String> warnings) {}
+    List<String> warnings) {
+
+  /**
+   * The fields under the names {@code /status} uses, in its order; the standalone worker's status
+   * and the Kafka Connect plugin's REST extension both show a table this way. Mutable, so a
+   * caller can add what it knows besides (consumed events, lag).
+   */
+  public Map<String, Object> fields() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("table", table);
+    m.put("topic", topic);
+    m.put("mode", mode);
+    m.put("state", state);
+    m.put("reason", reason);
+    m.put("since", since);
+    m.put("last_commit_version", lastVersion < 0 ? null : lastVersion);
+    m.put("last_commit_at", lastCommitAt);
+    m.put("rows_delivered", rowsDelivered);
+    m.put("buffered_events", bufferedEvents);
+    m.put("warnings", warnings);
+    return m;
+  }
+}

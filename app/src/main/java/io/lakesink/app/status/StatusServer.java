@@ -139,20 +139,8 @@ public final class StatusServer implements AutoCloseable {
   }
 
   private static Map<String, Object> subscription(WorkerStatus.Subscription sub) {
-    var t = sub.table();
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("table", t.table());
-    m.put("topic", t.topic());
-    m.put("mode", t.mode());
-    m.put("state", t.state());
-    m.put("reason", t.reason());
-    m.put("since", t.since());
-    m.put("last_commit_version", t.lastVersion() < 0 ? null : t.lastVersion());
-    m.put("last_commit_at", t.lastCommitAt());
-    m.put("rows_delivered", t.rowsDelivered());
+    Map<String, Object> m = sub.table().fields();
     m.put("events_consumed", sub.consumed());
-    m.put("buffered_events", t.bufferedEvents());
-    m.put("warnings", t.warnings());
     m.put("lag", sub.lag());
     return m;
   }
