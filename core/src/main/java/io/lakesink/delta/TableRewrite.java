@@ -159,7 +159,7 @@ public final class TableRewrite {
         for (int r = 0; r < b.getSize(); r++) {
           Object[] row = new Object[data.size()];
           for (int c = 0; c < data.size(); c++) {
-            row[c] = ColumnValues.value(b.getColumnVector(c), data.get(c).type(), r);
+            row[c] = DeltaTableReader.value(b.getColumnVector(c), data.get(c).type(), r);
           }
           rows.add(row);
         }
@@ -352,28 +352,6 @@ public final class TableRewrite {
       if (current != null) {
         current.close();
       }
-    }
-  }
-
-  /** Column values of a Parquet batch as lakesink holds them. */
-  static final class ColumnValues {
-    private ColumnValues() {}
-
-    static Object value(ColumnVector v, ColumnType type, int r) {
-      if (v.isNullAt(r)) {
-        return null;
-      }
-      return switch (type.kind()) {
-        case BOOLEAN -> v.getBoolean(r);
-        case INT -> v.getInt(r);
-        case BIGINT -> v.getLong(r);
-        case FLOAT -> v.getFloat(r);
-        case DOUBLE -> v.getDouble(r);
-        case DECIMAL -> v.getDecimal(r);
-        case DATE -> LocalDate.ofEpochDay(v.getInt(r));
-        case TIMESTAMP -> DeltaTypes.instantOfMicros(v.getLong(r));
-        case STRING -> v.getString(r);
-      };
     }
   }
 }
