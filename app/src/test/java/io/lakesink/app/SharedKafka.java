@@ -6,8 +6,17 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.platform.launcher.LauncherSession;
+import org.junit.platform.launcher.LauncherSessionListener;
 
-/** One real KRaft broker per test JVM (starting one costs seconds), with unique topic names. */
+/**
+ * One real KRaft broker per test JVM (starting one costs seconds), with unique topic names.
+ *
+ * <p>The broker stops when the JUnit session ends ({@link StopAtSessionEnd}), while the JVM is
+ * still whole. Stopping it from a shutdown hook raced Kafka's own hook that deletes the broker's
+ * temporary directory: the broker saw its log directory vanish, halted the JVM with status 1, and
+ * Surefire failed a build whose tests had all passed.
+ */
 final class SharedKafka {
   private static LocalKafkaBroker broker;
   private static final AtomicInteger counter = new AtomicInteger();
@@ -17,9 +26,23 @@ final class SharedKafka {
   static synchronized LocalKafkaBroker broker() {
     if (broker == null) {
       broker = LocalKafkaBroker.start();
-      Runtime.getRuntime().addShutdownHook(new Thread(broker::close));
     }
     return broker;
+  }
+
+  static synchronized void stop() {
+    if (broker != null) {
+      broker.close();
+      broker = null;
+    }
+  }
+
+  /** Registered in META-INF/services: the launcher calls it once, after the last test class. */
+  public static final class StopAtSessionEnd implements LauncherSessionListener {
+    @Override
+    public void launcherSessionClosed(LauncherSession session) {
+      stop();
+    }
   }
 
   static String bootstrap() {
