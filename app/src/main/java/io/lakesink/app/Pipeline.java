@@ -19,6 +19,11 @@ import io.lakesink.quarantine.QuarantineStore;
 import io.lakesink.delta.DeltaTable;
 import io.lakesink.delta.KernelEngine;
 import io.lakesink.error.Errors;
+import io.lakesink.error.TableFailureException;
+import io.lakesink.migration.ChangelogMigration;
+import io.lakesink.migration.MigratingCatalog;
+import io.lakesink.migration.MigrationHook;
+import io.lakesink.migration.MigrationJournal;
 import io.lakesink.kafka.KafkaWorker;
 import io.lakesink.kafka.decode.Decoders;
 import io.lakesink.kafka.avro.SchemaRegistryClient;
@@ -108,6 +113,33 @@ public final class Pipeline {
   }
 
   /**
+   * The MERGE → changelog migration of a changelog subscription built on a warehouse that finds
+   * its former MERGE table: the copy runs here, before the worker delivers anything, so nothing
+   * newer reaches the changelog first; the rename and the view follow on the catalog thread. A
+   * merged value the changelog cannot hold stops the subscription (quarantine, offsets frozen).
+   */
+  private static void migrate(Subscription s, TableStorage storage, Engine engine, BufferedDelivery delivery,
+      MigratingCatalog migrating, MigrationJournal journal, MigrationHook hook, Clock clock) {
+    if (!delivery.state().delivering()) {
+      return; // stopped by an earlier copy (or anything else): nothing moves until that is resolved
+    }
+    String name = TableNames.sanitize(s.table());
+    ChangelogMigration migration = new ChangelogMigration(name, new DeltaTable(engine, storage.tableLocation(name)),
+        new DeltaTable(engine, storage.tableLocation(TableNames.changelog(name))), journal, hook, clock);
+    if (!migration.pending()) {
+      return;
+    }
+    log.info("Subscription {}: migrating its MERGE table {} to the changelog (step reached: {})", s.topic(), name,
+        migration.step().map(Enum::name).orElse("none"));
+    try {
+      migration.copy();
+      migrating.add(migration);
+    } catch (TableFailureException e) {
+      delivery.fail(e);
+    }
+  }
+
+  /**
    * The size limit is an estimate of what a merge holds; it does not know the JVM's heap. A
    * limit above half the heap lets through a merge that can run out of memory instead of being
    * refused, so say so at start.
@@ -135,11 +167,25 @@ public final class Pipeline {
   }
 
   public static KafkaWorker worker(WorkerConfig config, TableStorage storage, DeliveryContext context) {
+    return worker(config, storage, context, MigrationHook.NONE);
+  }
+
+  /** @param migrationHook where tests stop a MERGE → changelog migration between a step and its record */
+  static KafkaWorker worker(WorkerConfig config, TableStorage storage, DeliveryContext context, MigrationHook migrationHook) {
     Engine engine = KernelEngine.create(storage);
+    MigratingCatalog migrating = null;
+    if (config.subscriptions().stream().anyMatch(s -> s.mode() == DeliveryMode.CHANGELOG && builtOnWarehouse(config, s))) {
+      migrating = new MigratingCatalog(context.catalog());
+      context = context.withCatalog(migrating);
+    }
+    MigrationJournal journal = new MigrationJournal(storage);
     List<KafkaWorker.Route> routes = new ArrayList<>();
     Map<SchemaRegistrySettings, SchemaRegistryClient> registries = new HashMap<>();
     for (Subscription s : config.subscriptions()) {
       BufferedDelivery delivery = delivery(s, storage, engine, context, config.merge());
+      if (migrating != null && s.mode() == DeliveryMode.CHANGELOG && builtOnWarehouse(config, s)) {
+        migrate(s, storage, engine, delivery, migrating, journal, migrationHook, context.clock());
+      }
       delivery.syncCatalog(); // a table from an earlier run is registered, or checked, at start
       routes.add(new KafkaWorker.Route(delivery, decoder(s, config, registries)));
       if (s.mode() == DeliveryMode.MERGE) {

@@ -39,6 +39,17 @@ public interface TableCatalog extends AutoCloseable {
     return CurrentStateResult.NOT_MANAGED;
   }
 
+  /**
+   * The MERGE → changelog migration's RENAME: moves the subscription's former MERGE table (its
+   * catalog entry only, never its files) from {@code <table>} to {@code <table>_PRE_CHANGELOG},
+   * so the current-state object can take the name. Idempotent: {@link CurrentStateResult#UP_TO_DATE}
+   * once nothing of that table is left under {@code <table>} (moved now or earlier, or never
+   * registered). Never throws, as {@link #buildCurrentState}.
+   */
+  default CurrentStateResult moveFormerMergeTable(CatalogTable changelog) {
+    return CurrentStateResult.NOT_MANAGED;
+  }
+
   /** A short description for logs and status, without secrets. */
   String describe();
 

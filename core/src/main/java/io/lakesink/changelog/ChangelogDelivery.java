@@ -18,6 +18,11 @@ import java.util.Map;
  * flush carrying the next offset of every partition it covers. Files are only ever added.
  */
 public final class ChangelogDelivery extends BufferedDelivery {
+  /** What a changelog table is created with (also by the MERGE → changelog migration's copy). */
+  public static final Map<String, String> TABLE_PROPERTIES = Map.of(
+      // Changelog files are only ever added; Delta readers and writers enforce it too.
+      "delta.appendOnly", "true",
+      "delta.checkpointInterval", "10");
 
   /**
    * @param sibling the table the subscription writes in merge mode, whose offsets a switch to
@@ -44,9 +49,6 @@ public final class ChangelogDelivery extends BufferedDelivery {
 
   @Override
   protected Map<String, String> tableProperties() {
-    return Map.of(
-        // Changelog files are only ever added; Delta readers and writers enforce it too.
-        "delta.appendOnly", "true",
-        "delta.checkpointInterval", "10");
+    return TABLE_PROPERTIES;
   }
 }

@@ -325,4 +325,21 @@ public final class Errors {
         + received + " changes): the declared primary key may be wrong, or the table is not clustered on it."
         + " Check primary_key on the subscription, and run 'lakesink maintain --table " + table + " --optimize'.";
   }
+
+  /**
+   * A merged row the MERGE → changelog migration cannot copy: the changelog already has the
+   * column with a type that cannot hold the value. Never quotes the value.
+   */
+  public static TableFailureException migrationColumnDoesNotFit(
+      String mergeTable, String changelog, String column, ColumnType mergeType, ColumnType changelogType) {
+    return new TableFailureException(
+        "The MERGE table " + mergeTable + " cannot be copied into the changelog " + changelog + " without loss: its column "
+            + column + " is " + mergeType + " but " + changelog + " already has " + column + " as " + changelogType
+            + ", which cannot hold one of its values. Nothing was copied; the subscription is stopped with its offsets"
+            + " frozen. Set the subscription back to mode: merge to resume writing " + mergeTable + " as before, or give "
+            + changelog + " a column " + column + " that holds " + mergeType + " values (a string column holds any)"
+            + " before switching again.",
+        null,
+        null);
+  }
 }

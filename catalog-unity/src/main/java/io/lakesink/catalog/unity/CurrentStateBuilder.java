@@ -8,6 +8,7 @@ import io.lakesink.error.LakesinkException;
 import io.lakesink.view.CurrentStateDefinition;
 import io.lakesink.view.CurrentStateKind;
 import io.lakesink.view.CurrentStateSpec;
+import io.lakesink.view.CurrentStateView;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,6 +22,8 @@ import org.slf4j.LoggerFactory;
  */
 final class CurrentStateBuilder {
   private static final Logger LOG = LoggerFactory.getLogger(CurrentStateBuilder.class);
+  /** The suffix the former MERGE table's entry takes when the migration renames it. */
+  static final String PRE_CHANGELOG = "_PRE_CHANGELOG";
 
   private final UnitySettings settings;
   private final UnityApi api;
@@ -71,6 +74,51 @@ final class CurrentStateBuilder {
         why = "the changelog's columns, the key or the settings changed";
       }
       return create(wanted, info, why);
+    } catch (LakesinkException e) {
+      return failed(fullName, e.getMessage(), false);
+    }
+  }
+
+  /**
+   * The migration's RENAME: the subscription's former MERGE table, registered in the catalog's
+   * schema under the subscription's name, becomes {@code <table>_PRE_CHANGELOG} through the
+   * warehouse. Only its entry moves: an external table's files stay where they are, and nothing
+   * is ever dropped. Done already, or nothing of it there: up to date.
+   */
+  CurrentStateResult moveFormerMergeTable(CatalogTable changelog, CurrentStateSpec spec) {
+    List<String> from = List.of(settings.catalog(), settings.schema(), spec.table());
+    List<String> to = List.of(settings.catalog(), settings.schema(), spec.table() + PRE_CHANGELOG);
+    String fullName = String.join(".", from);
+    try {
+      ApiResponse existing = api.get("/tables/" + UnityApi.segment(fullName));
+      if (existing.status() == 404) {
+        return CurrentStateResult.UP_TO_DATE; // renamed before, or never registered
+      }
+      if (!existing.ok()) {
+        return failed(fullName, existing.error().summary(), false);
+      }
+      JsonNode info = existing.body();
+      if (CurrentStateDefinition.ours(Json.text(info, "comment"))) {
+        return CurrentStateResult.UP_TO_DATE; // our view already took the name
+      }
+      if (!formerMergeTable(info, changelog)) {
+        return new CurrentStateResult.Failed(
+            UnityErrors.notOurs(fullName, Json.text(info, "table_type"), CurrentStateDefinition.MARKER), false);
+      }
+      String target = String.join(".", to);
+      ApiResponse taken = api.get("/tables/" + UnityApi.segment(target));
+      if (taken.ok()) {
+        return new CurrentStateResult.Failed(UnityErrors.preChangelogTaken(fullName, target), false);
+      }
+      String rename = "ALTER TABLE " + CurrentStateView.qualified(from.subList(0, 2), from.get(2)) + " RENAME TO "
+          + CurrentStateView.qualified(to.subList(0, 2), to.get(2));
+      StatementExecution.Outcome renamed = statements.execute(rename);
+      if (renamed instanceof StatementExecution.Outcome.Failed f) {
+        return failed(fullName, f.error(), f.warehouseRefused());
+      }
+      LOG.info("Renamed the former MERGE table {} to {} on SQL warehouse {} (its files stay at {}): {}", fullName, target,
+          settings.warehouseId(), Json.text(info, "storage_location"), rename);
+      return CurrentStateResult.UP_TO_DATE;
     } catch (LakesinkException e) {
       return failed(fullName, e.getMessage(), false);
     }

@@ -125,6 +125,15 @@ public final class UnityCatalog implements TableCatalog {
   }
 
   @Override
+  public CurrentStateResult moveFormerMergeTable(CatalogTable changelog) {
+    CurrentStateSpec spec = currentStates.get(changelog.name());
+    if (spec == null || !spec.options().build() || builder == null) {
+      return CurrentStateResult.NOT_MANAGED;
+    }
+    return builder.moveFormerMergeTable(changelog, spec);
+  }
+
+  @Override
   public String describe() {
     return "Unity Catalog "
         + settings.catalog()

@@ -389,10 +389,17 @@ final class UnityErrors {
 
   static String formerMergeTable(String fullName, String table) {
     return fullName + " is still this subscription's MERGE table from before it switched to the changelog, so the"
-        + " current-state view cannot take its name. lakesink does not move it yet: keep it under another name with"
+        + " current-state view cannot take its name. The worker migrates it at start (copy into " + table + "_APPEND,"
+        + " rename, view); until its rows are copied it is left in place. To move it yourself, keep it under another name with"
         + " ALTER TABLE " + fullName + " RENAME TO " + fullName + "_PRE_CHANGELOG (its files stay where they are),"
         + " then the view is built at the next attempt; copy its rows into " + table + "_APPEND if you need the state"
         + " from before the switch. The changelog keeps being written.";
+  }
+
+  static String preChangelogTaken(String fullName, String target) {
+    return "The former MERGE table " + fullName + " cannot be renamed " + target + ": that name is taken. Its rows are"
+        + " already in the changelog; rename or drop " + target + " (an older copy kept from a previous switch?), and"
+        + " the rename and the current-state view are done at the next attempt. The changelog keeps being written.";
   }
 
   static String needsServerless(String warehouseId, String type, boolean serverless) {
