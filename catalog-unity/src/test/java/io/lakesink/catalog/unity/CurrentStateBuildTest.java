@@ -115,6 +115,43 @@ class CurrentStateBuildTest {
   }
 
   @Test
+  void theMigrationRenamesTheFormerMergeTableOnceAndNeverDropsIt() {
+    h.fake.putTable(VIEW, "EXTERNAL", "abfss://lake@myaccount.dfs.core.windows.net/lakesink/orders/", "id", "bigint");
+    UnityCatalog catalog = h.catalog(CurrentStateKind.VIEW, Harness.ordersSpec(CurrentStateKind.VIEW));
+    catalog.register(Harness.orders());
+    assertEquals(CurrentStateResult.UP_TO_DATE, catalog.moveFormerMergeTable(Harness.orders()));
+    assertEquals(List.of("ALTER TABLE `main`.`bronze`.`orders` RENAME TO `main`.`bronze`.`orders_PRE_CHANGELOG`"),
+        h.fake.statements());
+    JsonNode kept = h.fake.table("main.bronze.orders_PRE_CHANGELOG");
+    assertEquals("abfss://lake@myaccount.dfs.core.windows.net/lakesink/orders/", kept.path("storage_location").asText());
+
+    // Again (a restart before the step was recorded), and once the view holds the name: nothing runs.
+    assertEquals(CurrentStateResult.UP_TO_DATE, catalog.moveFormerMergeTable(Harness.orders()));
+    assertEquals(CurrentStateResult.UP_TO_DATE, catalog.buildCurrentState(Harness.orders()));
+    assertEquals(CurrentStateResult.UP_TO_DATE, catalog.moveFormerMergeTable(Harness.orders()));
+    assertEquals(2, h.fake.statements().size(), h.fake.statements().toString());
+  }
+
+  @Test
+  void theMigrationRenamesNothingButTheSubscriptionsMergeTable() {
+    UnityCatalog catalog = h.catalog(CurrentStateKind.VIEW, Harness.ordersSpec(CurrentStateKind.VIEW));
+    h.fake.putTable(VIEW, "MANAGED", "abfss://lake@myaccount.dfs.core.windows.net/managed/orders/", "id", "bigint");
+    CurrentStateResult.Failed notOurs = assertInstanceOf(CurrentStateResult.Failed.class, catalog.moveFormerMergeTable(Harness.orders()));
+    assertTrue(notOurs.reason().contains("that lakesink did not build"), notOurs.reason());
+    assertEquals(List.of(), h.fake.statements());
+  }
+
+  @Test
+  void theMigrationNeverRenamesOverAnExistingPreChangelogTable() {
+    UnityCatalog catalog = h.catalog(CurrentStateKind.VIEW, Harness.ordersSpec(CurrentStateKind.VIEW));
+    h.fake.putTable(VIEW, "EXTERNAL", "abfss://lake@myaccount.dfs.core.windows.net/lakesink/orders/", "id", "bigint");
+    h.fake.putTable("main.bronze.orders_PRE_CHANGELOG", "EXTERNAL", "abfss://lake@myaccount.dfs.core.windows.net/old/", "id", "bigint");
+    CurrentStateResult.Failed taken = assertInstanceOf(CurrentStateResult.Failed.class, catalog.moveFormerMergeTable(Harness.orders()));
+    assertTrue(taken.reason().contains("cannot be renamed main.bronze.orders_PRE_CHANGELOG: that name is taken"), taken.reason());
+    assertEquals(List.of(), h.fake.statements(), "nothing renamed, nothing dropped");
+  }
+
+  @Test
   void aViewInAnotherSchemaReadsTheChangelogInTheCatalogsSchema() {
     h.fake.addSchema("main", "silver");
     h.fake.grant("schema", "main.silver", "USE_SCHEMA", "CREATE_TABLE");
