@@ -17,6 +17,9 @@ import io.lakesink.delta.DeltaTable;
 import io.lakesink.delta.KernelEngine;
 import io.lakesink.kafka.KafkaWorker;
 import io.lakesink.kafka.WorkerResult;
+import io.lakesink.migration.ChangelogMigration;
+import io.lakesink.migration.MigrationHook;
+import io.lakesink.migration.MigrationJournal;
 import io.lakesink.storage.TableStorage;
 import io.lakesink.view.CurrentStateDefinition;
 import io.lakesink.view.CurrentStateKind;
@@ -162,4 +165,38 @@ class CurrentStateInteropTest {
     assertEquals(columns.contains("price"), visible.contains("price"), when + ": the view shows the columns it was built for");
   }
 
+  /**
+   * The MERGE → changelog migration's copy of the merged table, read through the statement
+   * lakesink runs on the warehouse, shows the merged table it replaces: every key, every value,
+   * each at its own {@code __ts_ms}; only {@code __op} reads {@code r}, a snapshot row.
+   */
+  @Test
+  void theMigratedChangelogsViewEqualsTheMergeTableItReplaced() {
+    String name = merged.targetTable();
+    String migrated = TableNames.changelog(name);
+    new ChangelogMigration(name, table(merged), new DeltaTable(engine, storage.tableLocation(migrated)),
+        new MigrationJournal(storage), MigrationHook.NONE, Clock.systemUTC()).copy();
+
+    SparkSession session = spark.newSession();
+    session.read().format("delta").load(storage.tableLocation(migrated)).createOrReplaceTempView(migrated);
+    List<String> columns = List.of(session.table(migrated).schema().fieldNames());
+    String statement = new CurrentStateSpec(name, merged.primaryKey(), true, CurrentStateKind.VIEW, CurrentStateOptions.DEFAULT)
+        .definition(List.of(), columns, List.of()).statement();
+    session.sql(statement.replaceFirst("^CREATE OR REPLACE VIEW ", "CREATE OR REPLACE TEMPORARY VIEW "));
+    List<Map<String, Object>> view = collect(session.table(name));
+    for (Map<String, Object> row : view) {
+      assertEquals("r", row.remove("__op"), "a copied row reads as a snapshot row: " + row);
+    }
+
+    List<String> visible = new ArrayList<>(List.of(session.table(name).schema().fieldNames()));
+    visible.remove("__op");
+    List<Map<String, Object>> mergedRows = new ArrayList<>();
+    for (Map<String, Object> row : collect(session.read().format("delta").load(storage.tableLocation(name)))) {
+      row.keySet().retainAll(visible);
+      mergedRows.add(row);
+    }
+    assertEquals(3, view.size(), view.toString());
+    assertTrue(visible.contains("__ts_ms") && visible.contains("price"), visible.toString());
+    assertRows(mergedRows, view, BY_ID, "current-state view over the migrated changelog vs the MERGE table");
+  }
 }
