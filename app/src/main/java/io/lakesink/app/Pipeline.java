@@ -136,6 +136,13 @@ public final class Pipeline {
       migrating.add(migration);
     } catch (TableFailureException e) {
       delivery.fail(e);
+    } catch (RuntimeException e) {
+      // Storage trouble must not stop the worker: the subscription is delivered (a later change
+      // ranks above a copied row whenever the copy lands), the MERGE table keeps the name and
+      // is reported, and the next start copies.
+      log.error("Subscription {}: the rows of MERGE table {} could not be copied into the changelog now ({}); it stays"
+          + " under its name, the changelog is written, and the copy is tried again at the next start", s.topic(), name,
+          e.getMessage());
     }
   }
 

@@ -168,12 +168,12 @@ class MigrationEndToEndTest {
       // journal does not say so.
       MigrationHook dies = (table, step) -> {
         if (step == stopAfter) {
-          throw new IllegalStateException("injected stop after " + step);
+          throw new InjectedCrash(step);
         }
       };
       if (stopAfter == MigrationStep.COPIED) {
-        // The copy runs while the worker starts: the stop ends the start.
-        assertThrows(IllegalStateException.class, () -> run(w, fake, warehouse(), dies));
+        // The copy runs while the worker starts: the crash ends the start.
+        assertThrows(InjectedCrash.class, () -> run(w, fake, warehouse(), dies));
         assertEquals(10, w.rows("t").size(), "the copy landed, nothing else was delivered");
         assertTrue(new MigrationJournal(storage()).load("t").isEmpty());
       } else {
@@ -194,6 +194,35 @@ class MigrationEndToEndTest {
       assertEquals("EXTERNAL", fake.table("main.bronze.t_PRE_CHANGELOG").path("table_type").asText());
       assertEquals("VIEW", fake.table("main.bronze.t").path("table_type").asText());
       assertEquals(1, count(fake, CREATE_VIEW), "built once, found up to date after a stop: " + fake.statements());
+    }
+  }
+
+  /** A process that dies: an Error, which nothing in the worker handles. */
+  static final class InjectedCrash extends Error {
+    InjectedCrash(MigrationStep after) {
+      super("injected crash after " + after);
+    }
+  }
+
+  @Test
+  void aCopyThatFailsForNowLeavesTheSubscriptionFlowingAndTheNextStartMigrates() throws Exception {
+    try (FakeDatabricks fake = FakeDatabricks.start()) {
+      String topic = topicWithMergeHistory(data, fake, "mig-copy-fails");
+      WorkerHarness w = changelog(topic);
+      MigrationHook storageTrouble = (table, step) -> {
+        throw new io.lakesink.error.RetryableException("injected: the journal cannot be written", null);
+      };
+      WorkerResult first = run(w, fake, warehouse(), storageTrouble);
+      DeliveryState.Degraded d = assertInstanceOf(DeliveryState.Degraded.class, first.states().get("t_APPEND"));
+      assertTrue(d.reason().contains("is still this subscription's MERGE table"), d.reason());
+      assertEquals(13, w.rows("t").size(), "the copy landed and the later changes were delivered");
+      assertEquals("EXTERNAL", fake.table("main.bronze.t").path("table_type").asText(), "left under its name");
+
+      WorkerResult second = run(w, fake, warehouse(), MigrationHook.NONE);
+      assertInstanceOf(DeliveryState.Healthy.class, second.states().get("t_APPEND"), second.states().toString());
+      assertEquals(10, w.rows("t").stream().filter(r -> r.get("__offset") == null).count(), "copied once");
+      assertEquals("VIEW", fake.table("main.bronze.t").path("table_type").asText());
+      assertEquals(MigrationStep.VIEW_BUILT, journalStep());
     }
   }
 
