@@ -11,6 +11,7 @@ import io.lakesink.delta.CommitFencedException;
 import io.lakesink.delta.CommitOffsets;
 import io.lakesink.delta.DeltaTable;
 import io.lakesink.delta.TableFile;
+import io.lakesink.error.Errors;
 import io.lakesink.event.Column;
 import io.lakesink.event.Operation;
 import io.lakesink.types.ValueCoercion;
@@ -235,7 +236,7 @@ public final class ChangelogMigration {
           try {
             v = ValueCoercion.coerce(v, c.type(), target.type());
           } catch (ValueCoercion.DoesNotFit x) {
-            throw io.lakesink.error.Errors.migrationColumnDoesNotFit(
+            throw Errors.migrationColumnDoesNotFit(
                 table, TableNames.changelog(table), c.name(), c.type(), target.type());
           }
         }

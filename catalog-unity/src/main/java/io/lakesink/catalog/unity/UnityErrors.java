@@ -389,8 +389,9 @@ final class UnityErrors {
 
   static String formerMergeTable(String fullName, String table) {
     return fullName + " is still this subscription's MERGE table from before it switched to the changelog, so the"
-        + " current-state view cannot take its name. The worker migrates it at start (copy into " + table + "_APPEND,"
-        + " rename, view); until its rows are copied it is left in place. To move it yourself, keep it under another name with"
+        + " current-state view cannot take its name. The lakesink worker migrates it when it starts (copy into " + table
+        + "_APPEND, rename, view); until its rows are copied it is left in place. To move it yourself, keep it under another"
+        + " name with"
         + " ALTER TABLE " + fullName + " RENAME TO " + fullName + "_PRE_CHANGELOG (its files stay where they are),"
         + " then the view is built at the next attempt; copy its rows into " + table + "_APPEND if you need the state"
         + " from before the switch. The changelog keeps being written.";
