@@ -59,13 +59,19 @@ class MigrationEndToEndTest {
 
   /** Ten keys merged (0..9, the later of two rounds each), registered; then three updates after the switch. */
   private static String topicWithMergeHistory(Path data, FakeDatabricks fake, String name) {
+    String topic = mergedOnly(data, fake, name);
+    ModeSwitchTest.produce(topic, 20, 23, "u"); // keys 0, 1, 2 change after the switch
+    return topic;
+  }
+
+  /** Ten keys merged and registered, nothing after. */
+  private static String mergedOnly(Path data, FakeDatabricks fake, String name) {
     String topic = SharedKafka.newTopic(name, 1);
     ModeSwitchTest.produce(topic, 0, 20, "c");
     WorkerHarness merge = new WorkerHarness(data).subscribe("- {topic: " + topic + ", table: t, mode: merge, primary_key: [id]}");
     WorkerResult merged = run(merge, fake, "", MigrationHook.NONE);
     assertTrue(merged.allDelivering(), merged.states().toString());
     assertEquals("EXTERNAL", fake.table("main.bronze.t").path("table_type").asText(), "the MERGE table is registered");
-    ModeSwitchTest.produce(topic, 20, 23, "u"); // keys 0, 1, 2 change after the switch
     return topic;
   }
 
@@ -155,6 +161,19 @@ class MigrationEndToEndTest {
       assertTrue(again.allDelivering(), again.states().toString());
       assertEquals(changelog.size(), w.rows("t").size());
       assertEquals(before, fake.statements().size(), fake.statements().toString());
+    }
+  }
+
+  @Test
+  void aSwitchWithoutAnyNewChangeMigratesAtStart() throws Exception {
+    try (FakeDatabricks fake = FakeDatabricks.start()) {
+      String topic = mergedOnly(data, fake, "mig-quiet");
+      WorkerHarness w = changelog(topic);
+      WorkerResult result = run(w, fake, warehouse(), MigrationHook.NONE);
+      assertInstanceOf(DeliveryState.Healthy.class, result.states().get("t_APPEND"), result.states().toString());
+      assertEquals(10, w.rows("t").size());
+      assertEquals("VIEW", fake.table("main.bronze.t").path("table_type").asText());
+      assertEquals(MigrationStep.VIEW_BUILT, journalStep());
     }
   }
 
