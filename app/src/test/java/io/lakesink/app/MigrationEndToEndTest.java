@@ -246,6 +246,29 @@ class MigrationEndToEndTest {
   }
 
   @Test
+  void aStepItsJournalCannotRecordIsAFailedBuildRetriedOnTheSchedule() throws Exception {
+    try (FakeDatabricks fake = FakeDatabricks.start()) {
+      String topic = topicWithMergeHistory(data, fake, "mig-journal");
+      WorkerHarness w = changelog(topic);
+      MigrationHook journalFails = (table, step) -> {
+        if (step == MigrationStep.RENAMED) {
+          throw new io.lakesink.error.RetryableException("injected: cannot write the journal", null);
+        }
+      };
+      WorkerResult first = run(w, fake, warehouse(), journalFails);
+      DeliveryState.Degraded d = assertInstanceOf(DeliveryState.Degraded.class, first.states().get("t_APPEND"));
+      assertTrue(d.reason().contains("The MERGE → changelog migration of t could not go on: injected"), d.reason());
+      assertTrue(d.reason().contains("(attempt 1 failed; next attempt at "), d.reason());
+      assertEquals(MigrationStep.COPIED, journalStep());
+
+      WorkerResult second = run(w, fake, warehouse(), MigrationHook.NONE);
+      assertInstanceOf(DeliveryState.Healthy.class, second.states().get("t_APPEND"), second.states().toString());
+      assertEquals(MigrationStep.VIEW_BUILT, journalStep());
+      assertEquals(1, count(fake, "ALTER TABLE"), fake.statements().toString());
+    }
+  }
+
+  @Test
   void aRenameTheWarehouseFailsDegradesTheTableAndIsDoneAtTheNextAttempt() throws Exception {
     try (FakeDatabricks fake = FakeDatabricks.start()) {
       String topic = topicWithMergeHistory(data, fake, "mig-fail");

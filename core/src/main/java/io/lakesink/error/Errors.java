@@ -342,4 +342,10 @@ public final class Errors {
         null,
         null);
   }
+
+  /** A migration step took effect or is due, but its journal could not be read or written. */
+  public static String migrationStepNotRecorded(String table, String problem) {
+    return "The MERGE → changelog migration of " + table + " could not go on: " + problem
+        + ". Each step is safe to repeat, so it resumes at the next attempt; check the storage's access.";
+  }
 }

@@ -4,6 +4,7 @@ import io.lakesink.catalog.CatalogTable;
 import io.lakesink.catalog.CurrentStateResult;
 import io.lakesink.catalog.TableCatalog;
 import io.lakesink.config.TableNames;
+import io.lakesink.error.Errors;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -35,7 +36,16 @@ public final class MigratingCatalog implements TableCatalog {
   @Override
   public CurrentStateResult buildCurrentState(CatalogTable changelog) {
     ChangelogMigration migration = migrations.get(changelog.name());
-    return migration == null ? catalog.buildCurrentState(changelog) : migration.advance(catalog, changelog);
+    if (migration == null) {
+      return catalog.buildCurrentState(changelog);
+    }
+    try {
+      return migration.advance(catalog, changelog);
+    } catch (RuntimeException e) {
+      // The journal could not be read or written (storage trouble): a failed build, retried on
+      // the schedule; the step that took effect is found done at the next attempt.
+      return new CurrentStateResult.Failed(Errors.migrationStepNotRecorded(migration.table(), e.getMessage()), false);
+    }
   }
 
   @Override
