@@ -13,7 +13,12 @@ import io.lakesink.app.config.WorkerConfig;
 import io.lakesink.config.Subscription;
 import io.lakesink.config.TableNames;
 import io.lakesink.delivery.FlushHook;
+import io.lakesink.delta.AppendRequest;
+import io.lakesink.delta.CommitOffsets;
 import io.lakesink.delta.DeltaTable;
+import io.lakesink.delta.DeltaTableReader;
+import io.lakesink.event.Column;
+import io.lakesink.event.ColumnType;
 import io.lakesink.delta.KernelEngine;
 import io.lakesink.kafka.KafkaWorker;
 import io.lakesink.kafka.WorkerResult;
@@ -198,5 +203,28 @@ class CurrentStateInteropTest {
     assertEquals(3, view.size(), view.toString());
     assertTrue(visible.contains("__ts_ms") && visible.contains("price"), visible.toString());
     assertRows(mergedRows, view, BY_ID, "current-state view over the migrated changelog vs the MERGE table");
+
+    // A later change of one key at the very same __ts_ms as its copied row: the statement's
+    // ORDER BY (Kafka position DESC NULLS LAST) must rank it above the copy, which has none.
+    DeltaTable migratedTable = new DeltaTable(engine, storage.tableLocation(migrated));
+    List<Column> layout = migratedTable.columns().orElseThrow();
+    Map<String, Object> copied = DeltaTableReader.readAll(migratedTable).get(0);
+    Object[] later = new Object[layout.size()];
+    for (int i = 0; i < later.length; i++) {
+      later[i] = copied.get(layout.get(i).name());
+    }
+    later[layout.indexOf(new Column("name", ColumnType.STRING))] = "renamed at the same instant";
+    later[layout.indexOf(new Column("__op", ColumnType.STRING))] = "u";
+    later[layout.indexOf(new Column("__partition", ColumnType.INT))] = 0;
+    later[layout.indexOf(new Column("__offset", ColumnType.BIGINT))] = 0L;
+    migratedTable.commit(migratedTable.prepareAppend(new AppendRequest(layout, List.of("__ingest_date"),
+        Map.of("__ingest_date", copied.get("__ingest_date")), List.<Object[]>of(later), CommitOffsets.NONE, Map.of())));
+    session.read().format("delta").load(storage.tableLocation(migrated)).createOrReplaceTempView(migrated);
+    session.sql(statement.replaceFirst("^CREATE OR REPLACE VIEW ", "CREATE OR REPLACE TEMPORARY VIEW "));
+    List<Map<String, Object>> after = collect(session.table(name));
+    assertEquals(3, after.size(), after.toString());
+    Map<String, Object> changed = after.stream().filter(r -> r.get("id").equals(copied.get("id"))).findFirst().orElseThrow();
+    assertEquals("renamed at the same instant", changed.get("name"), "the later change outranks the copy: " + after);
+    assertEquals(copied.get("__ts_ms"), changed.get("__ts_ms"));
   }
 }
