@@ -325,4 +325,56 @@ public final class Errors {
         + received + " changes): the declared primary key may be wrong, or the table is not clustered on it."
         + " Check primary_key on the subscription, and run 'lakesink maintain --table " + table + " --optimize'.";
   }
+
+  // Table ownership between catalogs (docs/catalog-handoff.md).
+
+  /**
+   * @param owner the owning entry as recorded in the table ({@code catalog:entry})
+   * @param ours the entry this worker registers the table as ({@code catalog.entry}), null without a catalog
+   * @param ownerTarget the owner as a {@code --to} target
+   */
+  public static TableFailureException tableOwnedElsewhere(String table, String owner, String ours, String ownerTarget) {
+    String move = ours == null
+        ? "This worker has no catalog: to write the table without one, release it from its owner with `bin/lakesink"
+            + " unregister --config <config file> --table " + table + "`"
+        : "To move the table to this worker's entry, run `bin/lakesink handoff --config <config file> --table " + table
+            + " --to " + ours + "`; or, if the owner is right, point the subscription's catalog, schema or table name at "
+            + ownerTarget;
+    return new TableFailureException(
+        "Table " + table + " is owned by catalog entry " + owner + " (recorded in its Delta log), not by "
+            + (ours == null ? "this worker, which has no catalog" : ours + ", the entry this worker registers it as")
+            + ". lakesink never writes a table another catalog entry owns, so two catalogs cannot fork it: delivery to "
+            + table + " is stopped with its offsets frozen. " + move
+            + ". Then run `bin/lakesink quarantine release --config <config file> --table " + table + "`.",
+        null,
+        null);
+  }
+
+  /** A hand-off fenced the table: its writers stop until the new owner is recorded. */
+  public static TableFailureException tableBeingHandedOff(String table, String owner, String destination) {
+    return new TableFailureException(
+        "Table " + table + " is being handed off from catalog entry " + owner + " to "
+            + (destination == null ? "another catalog" : destination)
+            + " (a hand-off fenced it in its Delta log): delivery to " + table + " is stopped with its offsets frozen so"
+            + " that no commit forks it. Finish the hand-off with the same `bin/lakesink handoff` command (it resumes"
+            + " where it stopped), point the subscription at the new owner, then run `bin/lakesink quarantine release"
+            + " --config <config file> --table " + table + "`.",
+        null,
+        null);
+  }
+
+  /**
+   * The configuration names another entry than the one the table records as its owner in this
+   * same catalog: a renamed target, which only a hand-off may move.
+   */
+  public static ConfigurationException renamedTarget(
+      String subscription, String table, String owner, String configured, String configFile) {
+    return new ConfigurationException(
+        "Subscription " + subscription + " registers table " + table + " as " + configured
+            + ", but the table records catalog entry " + owner + " as its owner (in its Delta log). Registering the new"
+            + " name would leave two catalog entries owning one table. If you renamed the target (catalog.catalog,"
+            + " catalog.schema or the table), move the entry with `bin/lakesink handoff --config " + configFile
+            + " --table " + table + " --to " + configured + "`, then start again; if the table was handed off on purpose,"
+            + " change the configuration back to its owner.");
+  }
 }

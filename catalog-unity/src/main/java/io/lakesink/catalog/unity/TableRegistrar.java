@@ -36,6 +36,11 @@ final class TableRegistrar {
   }
 
   void register(CatalogTable table) {
+    register(table, true);
+  }
+
+  /** @param mayCreate false: a missing entry was removed by someone and is reported, not created */
+  void register(CatalogTable table, boolean mayCreate) {
     namespace.ensureExists();
     String fullName = namespace.fullSchemaName() + "." + table.name();
     String path = "/tables/" + UnityApi.segment(fullName);
@@ -74,6 +79,9 @@ final class TableRegistrar {
         }
       } else if (!absent(existing)) {
         throw failures.forTable(existing, "to read table " + fullName, schemaGrant(Grants.USE_SCHEMA), fullName);
+      } else if (round == 1 && !mayCreate) {
+        // Only the first look counts: later rounds follow our own delete of a stale entry.
+        throw UnityErrors.entryVanished(fullName, table.name(), table.location());
       }
       ApiResponse created = api.post("/tables", kept.addComment(body(table)));
       if (created.ok()) {

@@ -116,6 +116,16 @@ public final class UnityCatalog implements TableCatalog {
   }
 
   @Override
+  public void registerExisting(CatalogTable table) {
+    registrar.register(table, false);
+  }
+
+  @Override
+  public java.util.Optional<String> entryName(String table) {
+    return java.util.Optional.of(settings.catalog() + "." + settings.schema() + "." + table);
+  }
+
+  @Override
   public CurrentStateResult buildCurrentState(CatalogTable changelog) {
     CurrentStateSpec spec = currentStates.get(changelog.name());
     if (spec == null || !spec.options().build()) {
