@@ -4,15 +4,19 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lakesink.app.config.ConfigLoader;
 import io.lakesink.app.config.WorkerConfig;
+import io.lakesink.catalog.TableCatalog;
 import io.lakesink.catalog.unity.testing.FakeDatabricks;
 import io.lakesink.delivery.DeliveryState;
 import io.lakesink.delivery.FlushHook;
+import io.lakesink.error.ConfigurationException;
 import io.lakesink.kafka.WorkerResult;
 import io.lakesink.ownership.TableOwner;
+import io.lakesink.storage.TableStorage;
 import java.nio.file.Path;
 import java.time.Clock;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -78,6 +82,36 @@ class CatalogOwnershipEndToEndTest {
       assertNull(fake.table("main.bronze.stock_APPEND"), "the entry was not created again");
       assertEquals(1, fake.count("POST", "/api/2.1/unity-catalog/tables"));
       assertEquals(10, w.rows("stock").size(), "the data kept flowing");
+    }
+  }
+
+  @Test
+  void aRenamedSchemaRefusesToStartWithTheHandOffCommandAndNeverRegistersASecondEntry() throws Exception {
+    try (FakeDatabricks fake = FakeDatabricks.start()) {
+      fake.addSchema("main", "silver");
+      String topic = SharedKafka.newTopic("own-renamed", 1);
+      send(topic, 0, 5);
+      WorkerHarness w = harness(topic);
+      assertTrue(run(config(w, fake, "bronze")).allDelivering());
+
+      WorkerConfig renamed = config(w, fake, "silver");
+      Path file = data.resolve("lakesink.yaml");
+      ConfigurationException e;
+      try (TableStorage storage = Pipeline.storage(renamed.storage()); TableCatalog catalog = Pipeline.catalog(renamed)) {
+        e = assertThrows(ConfigurationException.class, () -> RenamedTargets.refuse(renamed, storage, catalog, file));
+      }
+      assertTrue(e.getMessage().contains("`bin/lakesink handoff --config " + file
+          + " --table stock_APPEND --to default.main.silver.stock_APPEND`"), e.getMessage());
+      assertTrue(e.getMessage().contains("default:main.bronze.stock_APPEND"), e.getMessage());
+
+      // A worker started without that check (a Kafka Connect task) stops the table instead.
+      send(topic, 5, 7);
+      WorkerResult result = run(renamed);
+      DeliveryState.Quarantined q = assertInstanceOf(DeliveryState.Quarantined.class, result.states().get("stock_APPEND"));
+      assertTrue(q.record().reason().contains("owned by catalog entry default:main.bronze.stock_APPEND"), q.record().reason());
+      assertNull(fake.table("main.silver.stock_APPEND"), "never a second entry for the same location");
+      assertNotNull(fake.table("main.bronze.stock_APPEND"));
+      assertEquals(5, w.rows("stock").size(), "nothing written under the new name");
     }
   }
 }
