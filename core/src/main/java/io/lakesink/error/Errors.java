@@ -377,4 +377,32 @@ public final class Errors {
             + " --table " + table + " --to " + configured + "`, then start again; if the table was handed off on purpose,"
             + " change the configuration back to its owner.");
   }
+
+  public static ConfigurationException handOffUnderWay(String table, String from, String to, String step) {
+    return new ConfigurationException(
+        "A hand-off of table " + table + " from " + from + " to " + to + " is under way (last completed step: " + step
+            + "). Finish it first with `bin/lakesink handoff --config <config file> --table " + table + " --to " + to
+            + "`, which resumes where it stopped; then hand the table on if you want it elsewhere.");
+  }
+
+  public static ConfigurationException handOffWithoutOwner(String table) {
+    return new ConfigurationException(
+        "Table " + table + " records no owning catalog entry (it was never written with a catalog, or does not exist"
+            + " yet). Start the worker once with the subscription's catalog configured: it adopts the table, and then"
+            + " the table can be handed off or registered.");
+  }
+
+  public static ConfigurationException handOffOwnerChanged(String table, String expected, String found) {
+    return new ConfigurationException(
+        "The owner table " + table + " records changed during the hand-off: expected " + expected + ", found " + found
+            + ". Another hand-off or an operator changed it; check `bin/lakesink handoff --dry-run` and the journal before"
+            + " going on.");
+  }
+
+  /** A {@code --to} (or a subscription) names a catalog the configuration does not have. */
+  public static ConfigurationException unknownCatalog(String option, String value, String catalog, java.util.Collection<String> known) {
+    return new ConfigurationException(
+        option + " " + value + " names catalog '" + catalog + "', which the configuration does not have; configured: "
+            + known + ". Write it as <catalog>[.<namespace>.<name>], e.g. default.main.silver.orders_APPEND.");
+  }
 }

@@ -101,6 +101,47 @@ final class TableRegistrar {
   }
 
   /**
+   * Where the entry {@code name} of the configured schema points; empty when there is none.
+   *
+   * @throws io.lakesink.error.TableFailureException when the name holds something other than an
+   *     external Delta table
+   */
+  java.util.Optional<String> location(String name) {
+    namespace.ensureExists();
+    String fullName = namespace.fullSchemaName() + "." + name;
+    ApiResponse existing = api.get("/tables/" + UnityApi.segment(fullName));
+    if (absent(existing)) {
+      return java.util.Optional.empty();
+    }
+    if (!existing.ok()) {
+      throw failures.forTable(existing, "to read table " + fullName, schemaGrant(Grants.USE_SCHEMA), fullName);
+    }
+    String location = Json.text(existing.body(), "storage_location");
+    requireOurs(fullName, existing.body(), location == null ? "" : location);
+    return java.util.Optional.ofNullable(location);
+  }
+
+  /**
+   * Deletes the external entry {@code name} when it points at {@code location} (an external
+   * table's files stay); nothing when it is absent. Anything else under the name is refused.
+   */
+  void unregister(String name, String location) {
+    namespace.ensureExists();
+    String fullName = namespace.fullSchemaName() + "." + name;
+    String path = "/tables/" + UnityApi.segment(fullName);
+    ApiResponse existing = api.get(path);
+    if (absent(existing)) {
+      return;
+    }
+    if (!existing.ok()) {
+      throw failures.forTable(existing, "to read table " + fullName, schemaGrant(Grants.USE_SCHEMA), fullName);
+    }
+    requireOurs(fullName, existing.body(), location);
+    delete(fullName, path);
+    LOG.info("Unregistered {} from Unity Catalog (deleted the external entry; the files at {} stay)", fullName, location);
+  }
+
+  /**
    * {@code REPAIR TABLE … SYNC METADATA} on the warehouse: Databricks reads the columns from the
    * Delta log into the existing entry. False when the warehouse could not do it (the caller then
    * re-creates the entry, keeping grants and comment).

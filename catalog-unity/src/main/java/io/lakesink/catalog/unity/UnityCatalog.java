@@ -47,9 +47,11 @@ public final class UnityCatalog implements TableCatalog {
   private final LoggedCurrentState logged;
   private final Warehouse warehouse;
   private final StatementExecution statements;
+  private final ClientEnvironment environment;
 
   private UnityCatalog(UnitySettings settings, ClientEnvironment environment, Map<String, CurrentStateSpec> currentStates) {
     this.settings = settings;
+    this.environment = environment;
     this.currentStates = Map.copyOf(currentStates);
     Redactor redactor = new Redactor(settings.clientId(), settings.clientSecret());
     HttpClient client =
@@ -108,6 +110,23 @@ public final class UnityCatalog implements TableCatalog {
 
   public UnitySettings settings() {
     return settings;
+  }
+
+  /** The same workspace and credentials, registering in another catalog and schema (a hand-off's destination). */
+  public UnityCatalog inNamespace(String catalog, String schema) {
+    UnitySettings other = new UnitySettings(settings.workspaceUrl(), settings.clientId(), settings.clientSecret(), catalog, schema,
+        settings.allowUnauthenticatedLocalServer());
+    return new UnityCatalog(other, environment, Map.of());
+  }
+
+  /** Where the entry {@code table} of the configured schema points; empty when there is none. */
+  public java.util.Optional<String> entryLocation(String table) {
+    return registrar.location(table);
+  }
+
+  /** Deletes the external entry {@code table} when it points at {@code location}: the files stay. */
+  public void unregister(String table, String location) {
+    registrar.unregister(table, location);
   }
 
   @Override
