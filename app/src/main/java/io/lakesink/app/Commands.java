@@ -50,8 +50,8 @@ final class Commands {
         System.getProperty(GracefulShutdown.TIMEOUT_PROPERTY), System.getenv(GracefulShutdown.TIMEOUT_ENV));
     try (GracefulShutdown shutdown = GracefulShutdown.install(timeout);
         TableStorage storage = Pipeline.storage(config.storage())) {
-      try (TableCatalog catalog = Pipeline.catalog(config)) {
-        RenamedTargets.refuse(config, storage, catalog, configFile);
+      try (Catalogs catalogs = Catalogs.of(config)) {
+        RenamedTargets.refuse(config, storage, catalogs, configFile);
       }
       int exit = ExitCode.CRASHED.code;
       try {

@@ -2,9 +2,6 @@ package io.lakesink.app;
 
 import io.lakesink.app.config.ConfigLoader;
 import io.lakesink.app.config.WorkerConfig;
-import io.lakesink.catalog.TableCatalog;
-import io.lakesink.catalog.unity.UnityCatalog;
-import io.lakesink.catalog.unity.UnityEntries;
 import io.lakesink.config.Subscription;
 import io.lakesink.delta.DeltaTable;
 import io.lakesink.delta.KernelEngine;
@@ -19,7 +16,6 @@ import io.lakesink.storage.TableStorage;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.util.List;
 import java.util.function.Function;
 
 /** {@code lakesink handoff}, {@code register} and {@code unregister} (docs/catalog-handoff.md). */
@@ -35,7 +31,7 @@ final class HandOffCommands {
   /** @param hook called after each step (tests inject crashes there) */
   static void handoff(WorkerConfig config, Subscription s, String to, boolean dryRun, HandOff.Hook hook, PrintStream out) {
     with(config, s, (context) -> {
-      OwnerIdentity destination = destination(context.catalog, s, to);
+      OwnerIdentity destination = destination(context.config, context.catalogs, s, to);
       HandOff handOff = new HandOff(s.targetTable(), context.table, context.entries, context.journal, Clock.systemUTC(), hook);
       if (dryRun) {
         handOff.plan(destination).forEach(out::println);
@@ -66,16 +62,12 @@ final class HandOffCommands {
     return with(config, s, c -> new EntryCommands(s.targetTable(), c.table, c.entries, c.journal).unregister());
   }
 
-  private record Context(TableCatalog catalog, CatalogEntries entries, DeltaTable table, HandOffJournal journal) {}
+  private record Context(WorkerConfig config, Catalogs catalogs, CatalogEntries entries, DeltaTable table, HandOffJournal journal) {}
 
   private static <T> T with(WorkerConfig config, Subscription s, Function<Context, T> action) {
-    try (TableStorage storage = Pipeline.storage(config.storage()); TableCatalog catalog = Pipeline.catalog(config)) {
-      if (!(catalog instanceof UnityCatalog unity)) {
-        throw new ConfigurationException("Hand-offs, register and unregister move catalog entries, and this configuration has"
-            + " no catalog (catalog.type: " + config.catalog().type() + "). Configure the catalog the table is registered in.");
-      }
+    try (TableStorage storage = Pipeline.storage(config.storage()); Catalogs catalogs = Catalogs.of(config)) {
       DeltaTable table = Pipeline.table(storage, KernelEngine.create(storage), s);
-      return action.apply(new Context(catalog, new UnityEntries(catalog.catalogName(), unity), table, new HandOffJournal(storage)));
+      return action.apply(new Context(config, catalogs, catalogs.entries(), table, new HandOffJournal(storage)));
     }
   }
 
@@ -83,13 +75,16 @@ final class HandOffCommands {
    * {@code --to <catalog>[.<namespace>.<name>]}: a named catalog alone means the entry the
    * configuration registers the subscription's table as there.
    */
-  static OwnerIdentity destination(TableCatalog catalog, Subscription s, String to) {
+  static OwnerIdentity destination(WorkerConfig config, Catalogs catalogs, Subscription s, String to) {
     int dot = to.indexOf('.');
     String name = dot < 0 ? to : to.substring(0, dot);
-    if (!name.equals(catalog.catalogName())) {
-      throw Errors.unknownCatalog("--to", to, name, List.of(catalog.catalogName()));
+    if (config.catalog(name) == null) {
+      throw Errors.unknownCatalog("--to", to, name, config.catalogNames());
     }
-    String entry = dot < 0 ? catalog.entryName(s.targetTable()).orElseThrow() : to.substring(dot + 1);
+    String entry = dot < 0
+        ? catalogs.get(name).entryName(s.targetTable()).orElseThrow(() -> new ConfigurationException(
+            "Catalog '" + name + "' registers no tables: name the destination entry, --to " + name + ".<namespace>.<name>"))
+        : to.substring(dot + 1);
     return new OwnerIdentity(name, entry);
   }
 }

@@ -138,8 +138,10 @@ public final class Pipeline {
     Engine engine = KernelEngine.create(storage);
     List<KafkaWorker.Route> routes = new ArrayList<>();
     Map<SchemaRegistrySettings, SchemaRegistryClient> registries = new HashMap<>();
+    Catalogs catalogs = new Catalogs(config, context.catalog());
     for (Subscription s : config.subscriptions()) {
-      BufferedDelivery delivery = delivery(s, storage, engine, context, config.merge());
+      // Each subscription registers in the catalog it names (default: the catalog: block).
+      BufferedDelivery delivery = delivery(s, storage, engine, context.withCatalog(catalogs.of(s)), config.merge());
       delivery.syncCatalog(); // a table from an earlier run is registered, or checked, at start
       routes.add(new KafkaWorker.Route(delivery, decoder(s, config, registries)));
       if (s.mode() == DeliveryMode.MERGE) {

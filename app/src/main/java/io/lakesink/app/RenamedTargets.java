@@ -26,9 +26,10 @@ final class RenamedTargets {
   private RenamedTargets() {}
 
   /** @throws io.lakesink.error.ConfigurationException for the first renamed subscription */
-  static void refuse(WorkerConfig config, TableStorage storage, TableCatalog catalog, Path configFile) {
+  static void refuse(WorkerConfig config, TableStorage storage, Catalogs catalogs, Path configFile) {
     Engine engine = KernelEngine.create(storage);
     for (Subscription s : config.subscriptions()) {
+      TableCatalog catalog = catalogs.of(s);
       Optional<String> entry = catalog.entryName(s.targetTable());
       if (entry.isEmpty()) {
         continue;

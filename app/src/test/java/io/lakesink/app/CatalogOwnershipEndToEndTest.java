@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lakesink.app.config.ConfigLoader;
 import io.lakesink.app.config.WorkerConfig;
-import io.lakesink.catalog.TableCatalog;
 import io.lakesink.catalog.unity.testing.FakeDatabricks;
 import io.lakesink.delivery.DeliveryState;
 import io.lakesink.delivery.FlushHook;
@@ -97,8 +96,8 @@ class CatalogOwnershipEndToEndTest {
       WorkerConfig renamed = config(w, fake, "silver");
       Path file = data.resolve("lakesink.yaml");
       ConfigurationException e;
-      try (TableStorage storage = Pipeline.storage(renamed.storage()); TableCatalog catalog = Pipeline.catalog(renamed)) {
-        e = assertThrows(ConfigurationException.class, () -> RenamedTargets.refuse(renamed, storage, catalog, file));
+      try (TableStorage storage = Pipeline.storage(renamed.storage()); Catalogs catalogs = Catalogs.of(renamed)) {
+        e = assertThrows(ConfigurationException.class, () -> RenamedTargets.refuse(renamed, storage, catalogs, file));
       }
       assertTrue(e.getMessage().contains("`bin/lakesink handoff --config " + file
           + " --table stock_APPEND --to default.main.silver.stock_APPEND`"), e.getMessage());

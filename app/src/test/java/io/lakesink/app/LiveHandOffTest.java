@@ -100,8 +100,8 @@ class LiveHandOffTest {
 
       // Restarted with the subscription pointing at the new entry: everything, exactly once.
       try (TableStorage storage = Pipeline.storage(silver.storage());
-          var catalog = Pipeline.catalog(silver)) {
-        RenamedTargets.refuse(silver, storage, catalog, data.resolve("lakesink.yaml"));
+          Catalogs catalogs = Catalogs.of(silver)) {
+        RenamedTargets.refuse(silver, storage, catalogs, data.resolve("lakesink.yaml"));
       }
       WorkerResult resumed = CatalogOwnershipEndToEndTest.run(silver);
       assertTrue(resumed.allDelivering(), resumed.states().toString());

@@ -364,16 +364,16 @@ public final class Errors {
   }
 
   /**
-   * The configuration names another entry than the one the table records as its owner in this
-   * same catalog: a renamed target, which only a hand-off may move.
+   * The configuration names another entry than the one the table records as its owner: a renamed
+   * target, which only a hand-off may move.
    */
   public static ConfigurationException renamedTarget(
       String subscription, String table, String owner, String configured, String configFile) {
     return new ConfigurationException(
         "Subscription " + subscription + " registers table " + table + " as " + configured
             + ", but the table records catalog entry " + owner + " as its owner (in its Delta log). Registering the new"
-            + " name would leave two catalog entries owning one table. If you renamed the target (catalog.catalog,"
-            + " catalog.schema or the table), move the entry with `bin/lakesink handoff --config " + configFile
+            + " name would leave two catalog entries owning one table. If you renamed the target (the subscription's"
+            + " catalog, that catalog's catalog or schema, or the table), move the entry with `bin/lakesink handoff --config " + configFile
             + " --table " + table + " --to " + configured + "`, then start again; if the table was handed off on purpose,"
             + " change the configuration back to its owner.");
   }

@@ -102,11 +102,12 @@ public record TableOwner(String catalog, String entry, long epoch, State state, 
   }
 
   /**
-   * Whether the configuration renamed this owner's entry: the same catalog, another name, and no
-   * hand-off under way. Only a hand-off may move a table's entry, never a second registration.
+   * Whether a configuration that registers the table as {@code identity} renamed its target (the
+   * subscription's catalog, the catalog's namespace or the table name) while no hand-off is under
+   * way. Only a hand-off may move a table's entry, never a second registration.
    */
   public boolean renamedTo(OwnerIdentity identity) {
-    return catalog.equals(identity.catalog()) && !entry.equalsIgnoreCase(identity.entry()) && state != State.HANDING_OFF;
+    return !is(identity) && state != State.HANDING_OFF;
   }
 
   /** For messages: {@code default:main.bronze.orders_APPEND}. */
