@@ -174,6 +174,21 @@ class HandOffTest {
     }
   }
 
+  @Test
+  void theCommandLineRefusesWhatItCannotHandOffAsAConfigurationError() throws Exception {
+    WorkerHarness w = new WorkerHarness(data).subscribe("- {topic: t, table: stock}");
+    Path file = data.resolve("lakesink.yaml");
+    java.nio.file.Files.writeString(file, w.yaml());
+    assertEquals(ExitCode.CONFIGURATION.code, Main.run("handoff", "--config", file.toString(), "--table", "stock", "--to", "default"),
+        "no catalog registers the table");
+    assertEquals(ExitCode.CONFIGURATION.code,
+        Main.run("handoff", "--config", file.toString(), "--table", "stock", "--to", "east.main.bronze.stock_APPEND"),
+        "an unknown catalog");
+    assertEquals(ExitCode.CONFIGURATION.code, Main.run("unregister", "--config", file.toString(), "--table", "stock"),
+        "a table without owner");
+    assertEquals(ExitCode.USAGE.code, Main.run("handoff", "--config", file.toString(), "--table", "stock"), "--to is required");
+  }
+
   static void assertOwnedOnlyBy(FakeDatabricks fake, WorkerHarness w, String owner, String other, String location) {
     JsonNode entry = fake.table(owner);
     assertNotNull(entry, owner + " is registered");
