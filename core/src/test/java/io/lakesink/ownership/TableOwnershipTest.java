@@ -159,6 +159,36 @@ class TableOwnershipTest {
         "the offsets stay frozen where the fence found them");
   }
 
+  @Test
+  void aFenceCommittedDuringAMergeStopsItToo() {
+    // A MERGE commit is never rebased: losing the race makes it plan again, on the fenced log.
+    Subscription merge = new Subscription("t", "t", DeliveryMode.MERGE, List.of("id"), SourceFormat.JSON, true);
+    LocalStorage s = storage();
+    DeltaTable merged = new DeltaTable(KernelEngine.create(s), s.tableLocation("t"));
+    boolean[] fence = {false};
+    FlushHook hook = (table, step) -> {
+      if (step == FlushStep.BEFORE_COMMIT && fence[0]) {
+        fence[0] = false;
+        new DeltaTable(KernelEngine.create(s), s.tableLocation("t")).commitProperties(p -> new TableOwner("default",
+            "main.bronze.t", 2, TableOwner.State.HANDING_OFF, "default.main.silver.t").properties());
+      }
+    };
+    DeliveryContext context = DeliveryContext.of(FlushPolicy.DEFAULT, new QuarantineStore(s))
+        .withHook(hook).withBackoff(ms -> {}).withCatalog(new RecordingCatalog()).withCatalogExecutor(Runnable::run);
+    BufferedDelivery d = new io.lakesink.merge.MergeDelivery(merge, merged, null, context, io.lakesink.merge.MergeSettings.DEFAULT);
+    d.storedOffsets(List.of(partition));
+    deliver(d, 0, 3);
+    assertEquals(TableOwner.State.REGISTERED, TableOwner.of(merged.properties()).orElseThrow().state());
+    fence[0] = true;
+    d.accept(event("t", 0, 3, Operation.UPDATE, 2000L, row("id", 0L, "v", 99L)));
+    TableFailureException e = assertThrows(TableFailureException.class, () -> d.flush(Long.MAX_VALUE));
+    assertTrue(e.getMessage().contains("being handed off"), e.getMessage());
+    merged.refresh();
+    List<Map<String, Object>> rows = DeltaTableReader.readAll(merged);
+    assertEquals(3, rows.size());
+    assertTrue(rows.stream().noneMatch(r -> Long.valueOf(99L).equals(r.get("v"))), "the merge did not land: " + rows);
+  }
+
   void ownedByAnotherEntry() {
     deliver(delivery(TableCatalog.NONE, FlushHook.NONE), 0, 2);
     table().commitProperties(p -> new TableOwner("default", "main.silver.t_APPEND", 3, TableOwner.State.REGISTERED, null)
