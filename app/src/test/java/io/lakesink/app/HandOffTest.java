@@ -93,9 +93,6 @@ class HandOffTest {
       assertEquals(TableOwner.State.HANDING_OFF, owner(w).state());
       assertEquals("default." + SILVER, owner(w).handingOffTo());
       assertEquals(epoch + 1, owner(w).epoch(), "the fence is a new epoch");
-      ConfigurationException other = assertThrows(ConfigurationException.class,
-          () -> handoff(config, "default.main.gold.stock_APPEND", false, HandOff.Hook.NONE));
-      assertTrue(other.getMessage().contains("is under way"), other.getMessage());
       String resumed = handoff(config, "default." + SILVER, true, HandOff.Hook.NONE);
       assertTrue(resumed.contains("resuming after step FENCED") && resumed.contains("done  FENCE"), resumed);
       handoff(config, "default." + SILVER, false, HandOff.Hook.NONE);
@@ -114,6 +111,10 @@ class HandOffTest {
       assertNotNull(fake.table(SILVER));
       assertNull(fake.table(BRONZE));
       assertEquals(TableOwner.State.HANDING_OFF, owner(w).state());
+      ConfigurationException other = assertThrows(ConfigurationException.class,
+          () -> handoff(config, "default.main.gold.stock_APPEND", false, HandOff.Hook.NONE));
+      assertTrue(other.getMessage().contains("is under way"), "the destination is registered: only finishing is left; "
+          + other.getMessage());
       handoff(config, "default." + SILVER, false, HandOff.Hook.NONE);
       assertOwnedOnlyBy(fake, w, SILVER, BRONZE, location);
       assertEquals(epoch + 6, owner(w).epoch());
@@ -144,6 +145,41 @@ class HandOffTest {
       fake.putTable(SILVER, "EXTERNAL", location, "id", "bigint"); // e.g. registered by hand at this location
       handoff(config, "default." + SILVER, false, HandOff.Hook.NONE);
       assertOwnedOnlyBy(fake, w, SILVER, BRONZE, location);
+    }
+  }
+
+  @Test
+  void aHandOffStuckOnATakenNameCanBeRedirectedBackToTheSource() throws Exception {
+    try (FakeDatabricks fake = FakeDatabricks.start()) {
+      WorkerHarness w = deliveredTable(fake, SharedKafka.newTopic("handoff-back", 1));
+      WorkerConfig config = CatalogOwnershipEndToEndTest.config(w, fake, "bronze");
+      String location = w.table("stock").location();
+      fake.putTable(SILVER, "EXTERNAL", "file:/somewhere/else", "id", "bigint");
+      assertThrows(TableFailureException.class, () -> handoff(config, "default." + SILVER, false, HandOff.Hook.NONE));
+      assertNull(fake.table(BRONZE));
+
+      String plan = handoff(config, "default", true, HandOff.Hook.NONE);
+      assertTrue(plan.contains("to default." + BRONZE) && plan.contains("todo  REGISTER    create the entry default." + BRONZE), plan);
+      assertEquals("default." + SILVER, owner(w).handingOffTo(), "a dry run changes nothing");
+
+      handoff(config, "default", false, HandOff.Hook.NONE); // back to the configured entry
+      assertOwnedOnlyBy(fake, w, BRONZE, "main.gold.none", location);
+      assertEquals("file:/somewhere/else", fake.table(SILVER).path("storage_location").asText(), "the other object is untouched");
+    }
+  }
+
+  @Test
+  void aRedirectRemovesAnEntryOfOursThatARegisterLeftJustBeforeACrash() throws Exception {
+    try (FakeDatabricks fake = FakeDatabricks.start()) {
+      WorkerHarness w = deliveredTable(fake, SharedKafka.newTopic("handoff-redirect", 1));
+      WorkerConfig config = CatalogOwnershipEndToEndTest.config(w, fake, "bronze");
+      String location = w.table("stock").location();
+      assertThrows(Crash.class, () -> handoff(config, "default." + SILVER, false, crashAfter(Step.UNREGISTERED)));
+      // The register reached Unity Catalog, the process died before the journal said so.
+      fake.putTable(SILVER, "EXTERNAL", location, "id", "bigint");
+
+      handoff(config, "default", false, HandOff.Hook.NONE);
+      assertOwnedOnlyBy(fake, w, BRONZE, SILVER, location);
     }
   }
 

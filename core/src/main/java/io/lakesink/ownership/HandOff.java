@@ -34,6 +34,7 @@ public final class HandOff {
   private final HandOffJournal journal;
   private final Clock clock;
   private final Hook hook;
+  private boolean dryRun; // plan(): decide, change nothing
 
   public HandOff(String table, DeltaTable delta, CatalogEntries catalogs, HandOffJournal journal, Clock clock, Hook hook) {
     this.table = table;
@@ -46,7 +47,13 @@ public final class HandOff {
 
   /** What {@link #run} would do now, one line per step, changing nothing ({@code --dry-run}). */
   public List<String> plan(OwnerIdentity to) {
-    HandOffRecord start = start(to);
+    dryRun = true;
+    HandOffRecord start;
+    try {
+      start = start(to);
+    } finally {
+      dryRun = false;
+    }
     List<String> lines = new ArrayList<>();
     if (start == null) {
       lines.add("Nothing to do: table " + table + " is owned by " + to.target() + " already.");
@@ -108,17 +115,26 @@ public final class HandOff {
   }
 
   /**
-   * Where to start: the journal of an unfinished hand-off (to the same destination only), or a
-   * new plan from the owner the table records; null when {@code to} owns the table already.
+   * Where to start: the journal of an unfinished hand-off (redirected to {@code to} when its
+   * destination was not registered yet), or a new plan from the owner the table records; null
+   * when {@code to} owns the table already.
    */
   private HandOffRecord start(OwnerIdentity to) {
     Optional<HandOffRecord> open = journal.load(table).filter(r -> r.step() != Step.DONE);
     if (open.isPresent()) {
-      if (!open.get().to().equals(to)) {
+      if (open.get().to().equals(to)) {
+        return open.get();
+      }
+      if (open.get().step().reached(Step.REGISTERED)) {
         throw Errors.handOffUnderWay(table, open.get().from().target(), open.get().to().target(), open.get().step().name());
       }
-      return open.get();
+      return open.get().step() == Step.PLANNED ? fresh(to) : retarget(open.get(), to);
     }
+    return fresh(to);
+  }
+
+  /** A new hand-off from the owner the table records; null when {@code to} owns it already. */
+  private HandOffRecord fresh(OwnerIdentity to) {
     TableOwner owner = TableOwner.of(delta.properties()).orElseThrow(() -> Errors.handOffWithoutOwner(table));
     if (owner.state() == TableOwner.State.HANDING_OFF) {
       // Fenced by a hand-off whose journal is gone or finished: only that hand-off may go on.
@@ -129,6 +145,54 @@ public final class HandOff {
     }
     return new HandOffRecord(table, delta.location(), owner.catalog(), owner.entry(), to.catalog(), to.entry(), Step.PLANNED,
         0, clock.instant().toString());
+  }
+
+  /**
+   * A fenced hand-off whose destination was not registered yet (its name was taken, say) goes
+   * to {@code to} instead — back to the source too. An entry of ours the old destination may
+   * hold (a register that landed just before a crash) is removed first, so that two entries
+   * never exist; anything else there is left alone. The fence then names the new destination.
+   */
+  private HandOffRecord retarget(HandOffRecord open, OwnerIdentity to) {
+    if (dryRun) {
+      return open.withDestination(to, open.epoch(), clock.instant().toString());
+    }
+    try {
+      Optional<String> there = catalogs.location(open.toCatalog(), open.toEntry());
+      if (there.isPresent() && sameLocation(there.get(), open.location())) {
+        catalogs.unregister(open.toCatalog(), open.toEntry(), open.location());
+      }
+    } catch (io.lakesink.error.TableFailureException e) {
+      // Another object holds the old destination's name: not ours, nothing to remove.
+    }
+    long[] epoch = {open.epoch()};
+    delta.commitProperties(p -> {
+      TableOwner owner = TableOwner.of(p).orElseThrow(() -> Errors.handOffWithoutOwner(table));
+      if (owner.state() != TableOwner.State.HANDING_OFF) {
+        throw Errors.handOffOwnerChanged(table, "handing off to " + open.to().target(), owner.describe());
+      }
+      if (to.target().equals(owner.handingOffTo())) {
+        epoch[0] = owner.epoch();
+        return null;
+      }
+      epoch[0] = owner.epoch() + 1;
+      return new TableOwner(owner.catalog(), owner.entry(), epoch[0], TableOwner.State.HANDING_OFF, to.target()).properties();
+    });
+    HandOffRecord next = open.withDestination(to, epoch[0], clock.instant().toString());
+    journal.save(next);
+    return next;
+  }
+
+  private static boolean sameLocation(String a, String b) {
+    return strip(a).equals(strip(b));
+  }
+
+  private static String strip(String location) {
+    String s = location.trim();
+    while (s.endsWith("/")) {
+      s = s.substring(0, s.length() - 1);
+    }
+    return s;
   }
 
   /** The fence: owner "handing off" with a new epoch, decided on the latest log. Idempotent. */

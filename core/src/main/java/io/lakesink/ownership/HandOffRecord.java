@@ -34,6 +34,11 @@ public record HandOffRecord(
     return new OwnerIdentity(toCatalog, toEntry);
   }
 
+  /** The same hand-off to another destination (one not registered yet). */
+  public HandOffRecord withDestination(OwnerIdentity to, long newEpoch, String now) {
+    return new HandOffRecord(table, location, fromCatalog, fromEntry, to.catalog(), to.entry(), step, newEpoch, now);
+  }
+
   public HandOffRecord at(Step next, long newEpoch, String now) {
     return new HandOffRecord(table, location, fromCatalog, fromEntry, toCatalog, toEntry, next, newEpoch, now);
   }
