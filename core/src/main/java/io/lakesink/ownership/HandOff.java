@@ -158,10 +158,9 @@ public final class HandOff {
       return open.withDestination(to, open.epoch(), clock.instant().toString());
     }
     try {
-      Optional<String> there = catalogs.location(open.toCatalog(), open.toEntry());
-      if (there.isPresent() && sameLocation(there.get(), open.location())) {
-        catalogs.unregister(open.toCatalog(), open.toEntry(), open.location());
-      }
+      // Deletes the entry only when it is ours (this table's location, compared as the catalog
+      // spells locations); absent is fine.
+      catalogs.unregister(open.toCatalog(), open.toEntry(), open.location());
     } catch (io.lakesink.error.TableFailureException e) {
       // Another object holds the old destination's name: not ours, nothing to remove.
     }
@@ -181,18 +180,6 @@ public final class HandOff {
     HandOffRecord next = open.withDestination(to, epoch[0], clock.instant().toString());
     journal.save(next);
     return next;
-  }
-
-  private static boolean sameLocation(String a, String b) {
-    return strip(a).equals(strip(b));
-  }
-
-  private static String strip(String location) {
-    String s = location.trim();
-    while (s.endsWith("/")) {
-      s = s.substring(0, s.length() - 1);
-    }
-    return s;
   }
 
   /** The fence: owner "handing off" with a new epoch, decided on the latest log. Idempotent. */
