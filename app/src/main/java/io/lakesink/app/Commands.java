@@ -50,6 +50,9 @@ final class Commands {
         System.getProperty(GracefulShutdown.TIMEOUT_PROPERTY), System.getenv(GracefulShutdown.TIMEOUT_ENV));
     try (GracefulShutdown shutdown = GracefulShutdown.install(timeout);
         TableStorage storage = Pipeline.storage(config.storage())) {
+      try (Catalogs catalogs = Catalogs.of(config)) {
+        RenamedTargets.refuse(config, storage, catalogs, configFile);
+      }
       int exit = ExitCode.CRASHED.code;
       try {
         exit = run(config, storage, stopAtEnd, FlushHook.NONE, shutdown::onStop);

@@ -21,6 +21,7 @@ import picocli.CommandLine.Parameters;
     description = "Delivers Debezium change events from Kafka into Delta Lake tables.",
     subcommands = {
       Main.Run.class, Main.DemoCommand.class, Main.Check.class, Main.Views.class, Main.Show.class,
+      Main.HandOffCommand.class, Main.RegisterCommand.class, Main.UnregisterCommand.class,
       Main.Status.class, Main.Quarantine.class, Main.BackfillCli.class, Main.MaintainCommand.class,
       CommandLine.HelpCommand.class
     },
@@ -153,6 +154,57 @@ public final class Main implements Callable<Integer> {
     @Override
     public Integer call() {
       return Commands.show(config.file, table);
+    }
+  }
+
+  @Command(name = "handoff", mixinStandardHelpOptions = true,
+      description = {"Move a table's catalog entry to another entry, zero bytes copied and never two owners: fence the",
+          "writers, unregister at the source, register at the destination, record the new owner. Journaled beside the",
+          "table: after a crash, the same command resumes. See docs/catalog-handoff.md."})
+  static final class HandOffCommand implements Callable<Integer> {
+    @CommandLine.Mixin ConfigOption config;
+
+    @Option(names = "--table", paramLabel = "NAME", required = true, description = "the subscription's table")
+    String table;
+
+    @Option(names = "--to", paramLabel = "CATALOG[.NAMESPACE.NAME]", required = true,
+        description = "the destination: a named catalog (default: the catalog: block), optionally with the entry's full name")
+    String to;
+
+    @Option(names = "--dry-run", description = "print the plan (and which steps are done), change nothing")
+    boolean dryRun;
+
+    @Override
+    public Integer call() {
+      return HandOffCommands.handoff(config.file, table, to, dryRun);
+    }
+  }
+
+  @Command(name = "register", mixinStandardHelpOptions = true,
+      description = "Create again the catalog entry a table records as its owner (after someone removed it).")
+  static final class RegisterCommand implements Callable<Integer> {
+    @CommandLine.Mixin ConfigOption config;
+
+    @Option(names = "--table", paramLabel = "NAME", required = true, description = "the subscription's table")
+    String table;
+
+    @Override
+    public Integer call() {
+      return HandOffCommands.register(config.file, table);
+    }
+  }
+
+  @Command(name = "unregister", mixinStandardHelpOptions = true,
+      description = "Delete the catalog entry a table records as its owner; the files stay.")
+  static final class UnregisterCommand implements Callable<Integer> {
+    @CommandLine.Mixin ConfigOption config;
+
+    @Option(names = "--table", paramLabel = "NAME", required = true, description = "the subscription's table")
+    String table;
+
+    @Override
+    public Integer call() {
+      return HandOffCommands.unregister(config.file, table);
     }
   }
 

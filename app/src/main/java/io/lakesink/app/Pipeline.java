@@ -107,6 +107,15 @@ public final class Pipeline {
         && config.catalog().currentState(TableNames.sanitize(s.table())).build();
   }
 
+  /**
+   * Whether a subscription's former MERGE table is migrated into its changelog: a changelog
+   * subscription of the default catalog whose view is built on that catalog's warehouse.
+   */
+  private static boolean migrates(WorkerConfig config, Subscription s) {
+    return s.mode() == DeliveryMode.CHANGELOG && builtOnWarehouse(config, s)
+        && config.catalogName(s).equals(WorkerConfig.DEFAULT_CATALOG);
+  }
+
   private static BufferedDelivery delivery(
       Subscription s, TableStorage storage, Engine engine, DeliveryContext context, MergeSettings merge) {
     return Deliveries.of(s, storage, engine, context, merge);
@@ -181,16 +190,18 @@ public final class Pipeline {
   static KafkaWorker worker(WorkerConfig config, TableStorage storage, DeliveryContext context, MigrationHook migrationHook) {
     Engine engine = KernelEngine.create(storage);
     MigratingCatalog migrating = null;
-    if (config.subscriptions().stream().anyMatch(s -> s.mode() == DeliveryMode.CHANGELOG && builtOnWarehouse(config, s))) {
+    if (config.subscriptions().stream().anyMatch(s -> migrates(config, s))) {
       migrating = new MigratingCatalog(context.catalog());
       context = context.withCatalog(migrating);
     }
     MigrationJournal journal = new MigrationJournal(storage);
     List<KafkaWorker.Route> routes = new ArrayList<>();
     Map<SchemaRegistrySettings, SchemaRegistryClient> registries = new HashMap<>();
+    Catalogs catalogs = new Catalogs(config, context.catalog());
     for (Subscription s : config.subscriptions()) {
-      BufferedDelivery delivery = delivery(s, storage, engine, context, config.merge());
-      if (migrating != null && s.mode() == DeliveryMode.CHANGELOG && builtOnWarehouse(config, s)) {
+      // Each subscription registers in the catalog it names (default: the catalog: block).
+      BufferedDelivery delivery = delivery(s, storage, engine, context.withCatalog(catalogs.of(s)), config.merge());
+      if (migrating != null && migrates(config, s)) {
         migrate(s, storage, engine, delivery, migrating, journal, migrationHook, context.clock());
       }
       delivery.syncCatalog(); // a table from an earlier run is registered, or checked, at start

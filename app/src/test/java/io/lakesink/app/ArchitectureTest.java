@@ -14,8 +14,8 @@ class ArchitectureTest {
   static final String[] CORE = {
     "io.lakesink.backfill..", "io.lakesink.catalog", "io.lakesink.changelog..", "io.lakesink.config..", "io.lakesink.delivery..",
     "io.lakesink.delta..", "io.lakesink.error..", "io.lakesink.event..", "io.lakesink.maintenance..", "io.lakesink.mapping..",
-    "io.lakesink.merge..", "io.lakesink.quarantine..", "io.lakesink.retry..", "io.lakesink.storage", "io.lakesink.types..",
-    "io.lakesink.view..", "io.lakesink.migration.."
+    "io.lakesink.merge..", "io.lakesink.migration..", "io.lakesink.ownership..", "io.lakesink.quarantine..", "io.lakesink.retry..",
+    "io.lakesink.storage", "io.lakesink.types..", "io.lakesink.view.."
   };
   static JavaClasses classes;
 

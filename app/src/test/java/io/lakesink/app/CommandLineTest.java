@@ -124,7 +124,7 @@ class CommandLineTest {
   @Test
   void everyCommandHasHelpAndTheToolAVersion() {
     for (String[] command : new String[][] {
-        {"run"}, {"demo"}, {"check"}, {"views"}, {"show"}, {"status"}, {"quarantine"}, {"quarantine", "list"}, {"quarantine", "release"}, {"maintain"}}) {
+        {"run"}, {"demo"}, {"check"}, {"views"}, {"show"}, {"status"}, {"quarantine"}, {"quarantine", "list"}, {"quarantine", "release"}, {"maintain"}, {"handoff"}, {"register"}, {"unregister"}}) {
       String[] args = java.util.Arrays.copyOf(command, command.length + 1);
       args[command.length] = "--help";
       Output help = run(args);

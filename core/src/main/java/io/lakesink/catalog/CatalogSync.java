@@ -59,6 +59,7 @@ public final class CatalogSync {
   // Delivery-thread side.
   private CompletableFuture<Outcome> inFlight;
   private CatalogTable waiting; // the latest shape, to register once the call in flight ends
+  private volatile boolean mayCreate = true; // whether a missing entry may be created (see TableOwnership)
 
   public CatalogSync(TableCatalog catalog, String name, Clock clock, Executor executor) {
     this.catalog = catalog;
@@ -69,6 +70,15 @@ public final class CatalogSync {
 
   public boolean enabled() {
     return catalog != TableCatalog.NONE;
+  }
+
+  /**
+   * Like {@link #tableChanged(CatalogTable)}; {@code mayCreate} false: the entry was created
+   * before, and when it is missing it is reported, not created again.
+   */
+  public void tableChanged(CatalogTable table, boolean mayCreate) {
+    this.mayCreate = mayCreate;
+    tableChanged(table);
   }
 
   /** The table has this shape now: registers it (or checks it) in the background. */
@@ -139,7 +149,11 @@ public final class CatalogSync {
         return new Outcome.Problem(problem);
       }
       try {
-        catalog.register(table);
+        if (mayCreate) {
+          catalog.register(table);
+        } else {
+          catalog.registerExisting(table);
+        }
         if (problem != null) {
           log.info("Table {} is registered in {} again", name, catalog.describe());
         }

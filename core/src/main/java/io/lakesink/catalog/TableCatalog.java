@@ -31,6 +31,31 @@ public interface TableCatalog extends AutoCloseable {
   void register(CatalogTable table);
 
   /**
+   * Like {@link #register}, for a table whose entry was created before: brings it up to date,
+   * but when the entry is missing it is not created again (someone removed it, and only an
+   * operator decides whether it comes back or the table moves elsewhere).
+   *
+   * @throws io.lakesink.error.ConfigurationException when the entry is missing, naming the
+   *     command that restores it
+   */
+  default void registerExisting(CatalogTable table) {
+    register(table);
+  }
+
+  /**
+   * The full name of the entry this catalog registers a table as ({@code main.bronze.orders}),
+   * which the table records as its owner; empty when this catalog registers nothing.
+   */
+  default java.util.Optional<String> entryName(String table) {
+    return java.util.Optional.empty();
+  }
+
+  /** The name of this catalog in lakesink's configuration; {@code default} for the {@code catalog:} block. */
+  default String catalogName() {
+    return "default";
+  }
+
+  /**
    * Builds, or brings up to date, the current-state object (view or materialized view) over a
    * changelog table once it is registered. Never throws: a failure is a {@link
    * CurrentStateResult.Failed} that degrades the table while its data keeps flowing.

@@ -17,6 +17,8 @@ import io.lakesink.error.TableFailureException;
 import io.lakesink.event.ChangeEvent;
 import io.lakesink.maintenance.MaintenanceRunner;
 import io.lakesink.mapping.ColumnMapping;
+import io.lakesink.ownership.OwnerIdentity;
+import io.lakesink.ownership.TableOwnership;
 import io.lakesink.quarantine.TableQuarantine;
 import io.lakesink.retry.RetryPolicy;
 import java.time.Clock;
@@ -64,6 +66,7 @@ public abstract class BufferedDelivery implements TableDelivery {
   private final TableHealth health;
   private final CatalogSync catalog;
   private final MaintenanceRunner maintenance;
+  private final TableOwnership ownership;
 
   private final EventBuffer buffer = new EventBuffer();
   /** Next offset per partition as last read from, or committed to, the log. */
@@ -93,6 +96,8 @@ public abstract class BufferedDelivery implements TableDelivery {
     this.health = new TableHealth(subscription.targetTable(),
         new TableQuarantine(subscription.targetTable(), subscription, context.quarantine(), clock), metrics, clock);
     this.catalog = new CatalogSync(context.catalog(), subscription.targetTable(), clock, context.catalogExecutor());
+    this.ownership = new TableOwnership(subscription.targetTable(), table, context.catalog().entryName(subscription.targetTable())
+        .map(entry -> new OwnerIdentity(context.catalog().catalogName(), entry)).orElse(null));
     this.maintenance = new MaintenanceRunner(subscription.targetTable(), table,
         subscription.mode() == DeliveryMode.MERGE ? subscription.primaryKey() : List.of(), context.maintenance(), clock);
   }
@@ -119,8 +124,11 @@ public abstract class BufferedDelivery implements TableDelivery {
       return;
     }
     try {
-      table.columns().ifPresent(columns ->
-          catalog.tableChanged(new CatalogTable(tableName(), table.location(), columns, table.partitionColumns(), recordKey)));
+      if (table.exists()) {
+        boolean mayCreate = ownership.beforeRegistration();
+        table.columns().ifPresent(columns -> catalog.tableChanged(
+            new CatalogTable(tableName(), table.location(), columns, table.partitionColumns(), recordKey), mayCreate));
+      }
       catalogPending = false;
     } catch (TableFailureException e) {
       fail(e);
@@ -147,6 +155,14 @@ public abstract class BufferedDelivery implements TableDelivery {
       health.degrade(p.reason());
     } else {
       health.recover();
+      try {
+        ownership.registered();
+      } catch (TableFailureException e) {
+        fail(e);
+      } catch (RuntimeException e) {
+        // Storage unavailable: the entry exists; recorded at the next registration instead.
+        log.warn("Cannot record in {} that its catalog entry is registered yet: {}", tableName(), e.toString());
+      }
     }
   }
 

@@ -74,6 +74,7 @@ public final class DeltaTable {
   private long listedRows;
   private CommitStats lastCommitStats;
   private CommitStats pendingStats;
+  private CommitGuard guard = CommitGuard.NONE;
 
   public DeltaTable(Engine engine, String location) {
     this.engine = engine;
@@ -90,6 +91,50 @@ public final class DeltaTable {
    */
   public DeltaTable another() {
     return new DeltaTable(engine, location);
+  }
+
+  /** Checked before every commit and rebase of this handle; see {@link CommitGuard}. */
+  public void guard(CommitGuard newGuard) {
+    this.guard = newGuard;
+  }
+
+  /** The table's properties; empty when it does not exist. */
+  public Map<String, String> properties() {
+    return snapshot().map(Snapshot::getTableProperties).orElse(Map.of());
+  }
+
+  /**
+   * A metadata commit that sets table properties, decided on the latest log: {@code change}
+   * gets the current properties and returns those to set, or null when nothing is to be done
+   * (it may also throw to refuse). A lost race re-reads the log and asks {@code change} again,
+   * so a decision is never based on properties another writer replaced meanwhile.
+   *
+   * @return the version committed, or -1 when {@code change} had nothing to do
+   */
+  public long commitProperties(java.util.function.UnaryOperator<Map<String, String>> change) {
+    for (int attempt = 0; ; attempt++) {
+      snapshot = null;
+      Snapshot current = snapshot().orElseThrow(() -> Errors.deltaLogVanished(location, lastSeenVersion));
+      Map<String, String> set = change.apply(current.getTableProperties());
+      if (set == null || set.isEmpty()) {
+        return -1;
+      }
+      try {
+        TransactionCommitResult result = current.buildUpdateTableTransaction(ENGINE_INFO, Operation.MANUAL_UPDATE)
+            .withTablePropertiesAdded(set).withMaxRetries(0).build(engine)
+            .commit(engine, CloseableIterable.emptyIterable());
+        snapshot = null;
+        lastSeenVersion = Math.max(lastSeenVersion, result.getVersion());
+        noteCommitFile(result.getVersion());
+        runHooks(result, false);
+        return result.getVersion();
+      } catch (MaxCommitRetryLimitReachedException e) {
+        if (attempt >= MAX_REBASES) {
+          throw e;
+        }
+        log.debug("Property commit to {} did not go through ({}); deciding again on the latest log", location, e.toString());
+      }
+    }
   }
 
   /** What the last commit of this handle did, for the key warnings; empty before one. */
@@ -291,6 +336,7 @@ public final class DeltaTable {
    */
   public PendingWrite begin(AppendRequest request) {
     Snapshot current = snapshot().map(this::verifyLog).orElseGet(() -> create(request));
+    guard.check(current.getTableProperties());
     fence(current, request.offsets());
     return new PendingWrite(current, startTransaction(current), request);
   }
@@ -424,6 +470,8 @@ public final class DeltaTable {
         || !after.getPartitionColumnNames().equals(before.getPartitionColumnNames())) {
       throw new CommitConflictException(location, null);
     }
+    // A hand-off's fence is such a commit: the guard sees its owner before anything lands.
+    guard.check(latest.getTableProperties());
     fence(latest, prepared.offsets());
     log.debug("Rebasing a commit to {} onto version {}", location, latest.getVersion());
     return new PreparedAppend(
@@ -435,7 +483,7 @@ public final class DeltaTable {
     try {
       TableManager.buildCreateTableTransaction(
               location, DeltaTypes.toStruct(request.columns()), ENGINE_INFO)
-          .withTableProperties(request.tableProperties())
+          .withTableProperties(withGuard(request.tableProperties()))
           .withDataLayoutSpec(
               partitions.isEmpty() ? DataLayoutSpec.noDataLayout() : DataLayoutSpec.partitioned(partitions))
           .build(engine)
@@ -446,6 +494,12 @@ public final class DeltaTable {
     }
     snapshot = null;
     return snapshot().orElseThrow(() -> new IllegalStateException("table vanished after create: " + location));
+  }
+
+  private Map<String, String> withGuard(Map<String, String> properties) {
+    Map<String, String> all = new LinkedHashMap<>(properties);
+    all.putAll(guard.creationProperties());
+    return all;
   }
 
   private List<Row> writeFiles(Row txnState, AppendRequest request, List<Object[]> rows) {

@@ -343,9 +343,89 @@ public final class Errors {
         null);
   }
 
+  // Table ownership between catalogs (docs/catalog-handoff.md).
+
+  /**
+   * @param owner the owning entry as recorded in the table ({@code catalog:entry})
+   * @param ours the entry this worker registers the table as ({@code catalog.entry}), null without a catalog
+   * @param ownerTarget the owner as a {@code --to} target
+   */
+  public static TableFailureException tableOwnedElsewhere(String table, String owner, String ours, String ownerTarget) {
+    String move = ours == null
+        ? "This worker has no catalog: to write the table without one, release it from its owner with `bin/lakesink"
+            + " unregister --config <config file> --table " + table + "`"
+        : "To move the table to this worker's entry, run `bin/lakesink handoff --config <config file> --table " + table
+            + " --to " + ours + "`; or, if the owner is right, point the subscription's catalog, schema or table name at "
+            + ownerTarget;
+    return new TableFailureException(
+        "Table " + table + " is owned by catalog entry " + owner + " (recorded in its Delta log), not by "
+            + (ours == null ? "this worker, which has no catalog" : ours + ", the entry this worker registers it as")
+            + ". lakesink never writes a table another catalog entry owns, so two catalogs cannot fork it: delivery to "
+            + table + " is stopped with its offsets frozen. " + move
+            + ". Then run `bin/lakesink quarantine release --config <config file> --table " + table + "`.",
+        null,
+        null);
+  }
+
   /** A migration step took effect or is due, but its journal could not be read or written. */
   public static String migrationStepNotRecorded(String table, String problem) {
     return "The MERGE → changelog migration of " + table + " could not go on: " + problem
         + ". Each step is safe to repeat, so it resumes at the next attempt; check the storage's access.";
+  }
+
+  /** A hand-off fenced the table: its writers stop until the new owner is recorded. */
+  public static TableFailureException tableBeingHandedOff(String table, String owner, String destination) {
+    return new TableFailureException(
+        "Table " + table + " is being handed off from catalog entry " + owner + " to "
+            + (destination == null ? "another catalog" : destination)
+            + " (a hand-off fenced it in its Delta log): delivery to " + table + " is stopped with its offsets frozen so"
+            + " that no commit forks it. Finish the hand-off with the same `bin/lakesink handoff` command (it resumes"
+            + " where it stopped), point the subscription at the new owner, then run `bin/lakesink quarantine release"
+            + " --config <config file> --table " + table + "`.",
+        null,
+        null);
+  }
+
+  /**
+   * The configuration names another entry than the one the table records as its owner: a renamed
+   * target, which only a hand-off may move.
+   */
+  public static ConfigurationException renamedTarget(
+      String subscription, String table, String owner, String configured, String configFile) {
+    return new ConfigurationException(
+        "Subscription " + subscription + " registers table " + table + " as " + configured
+            + ", but the table records catalog entry " + owner + " as its owner (in its Delta log). Registering the new"
+            + " name would leave two catalog entries owning one table. If you renamed the target (the subscription's"
+            + " catalog, that catalog's catalog or schema, or the table), move the entry with `bin/lakesink handoff --config " + configFile
+            + " --table " + table + " --to " + configured + "`, then start again; if the table was handed off on purpose,"
+            + " change the configuration back to its owner.");
+  }
+
+  public static ConfigurationException handOffUnderWay(String table, String from, String to, String step) {
+    return new ConfigurationException(
+        "A hand-off of table " + table + " from " + from + " to " + to + " is under way (last completed step: " + step
+            + "). Finish it first with `bin/lakesink handoff --config <config file> --table " + table + " --to " + to
+            + "`, which resumes where it stopped; then hand the table on if you want it elsewhere.");
+  }
+
+  public static ConfigurationException handOffWithoutOwner(String table) {
+    return new ConfigurationException(
+        "Table " + table + " records no owning catalog entry (it was never written with a catalog, or does not exist"
+            + " yet). Start the worker once with the subscription's catalog configured: it adopts the table, and then"
+            + " the table can be handed off or registered.");
+  }
+
+  public static ConfigurationException handOffOwnerChanged(String table, String expected, String found) {
+    return new ConfigurationException(
+        "The owner table " + table + " records changed during the hand-off: expected " + expected + ", found " + found
+            + ". Another hand-off or an operator changed it; check `bin/lakesink handoff --dry-run` and the journal before"
+            + " going on.");
+  }
+
+  /** A {@code --to} (or a subscription) names a catalog the configuration does not have. */
+  public static ConfigurationException unknownCatalog(String option, String value, String catalog, java.util.Collection<String> known) {
+    return new ConfigurationException(
+        option + " " + value + " names catalog '" + catalog + "', which the configuration does not have; configured: "
+            + known + ". Write it as <catalog>[.<namespace>.<name>], e.g. default.main.silver.orders_APPEND.");
   }
 }

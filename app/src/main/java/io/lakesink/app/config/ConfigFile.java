@@ -18,6 +18,7 @@ record ConfigFile(
     List<SubscriptionSection> subscriptions,
     RegistrySection schemaRegistry,
     CatalogSection catalog,
+    Map<String, CatalogSection> catalogs,
     StatusSection status,
     MaintenanceSection maintenance) {
 
@@ -68,7 +69,8 @@ record ConfigFile(
       String format,
       Boolean includeMetadataColumns,
       List<ColumnSection> columns,
-      CurrentStateSection currentState) {}
+      CurrentStateSection currentState,
+      String catalog) {}
 
   /** A subscription's {@code current_state: {build, schema, refresh_lag}}. */
   record CurrentStateSection(Boolean build, String schema, String refreshLag) {}

@@ -54,6 +54,8 @@ final class ConfigValidator {
   private static final Set<String> SECRETS = Set.of(
       "storage.connection_string", "storage.client_secret", "schema_registry.password",
       "schema_registry.trust_store_password", "catalog.client_secret");
+  // catalogs.<name>.client_secret is secret too: see secret().
+  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-]{1,64}");
   private static final String MODES = words(DeliveryMode.values());
   private static final String FORMATS = words(SourceFormat.values());
   /** Kafka's own rule for group.instance.id (the same as for topic names). */
@@ -84,9 +86,11 @@ final class ConfigValidator {
     }
     DeliverySection delivery = f.delivery() == null ? new DeliverySection(null, null, null, null, null) : f.delivery();
     WorkerConfig.CatalogSettings catalog = catalog(f.catalog()).withCurrentState(currentStates(f.subscriptions(), f.catalog()));
+    Map<String, WorkerConfig.CatalogSettings> named = namedCatalogs(f.catalogs());
     return new WorkerConfig(kafka(f.kafka()), storage(f.storage()), flushPolicy(delivery), subscriptions, registry,
         catalog, status(f.status()), merge(delivery), maxBufferBytes(delivery),
-        f.maintenance() == null || f.maintenance().enabled() == null || f.maintenance().enabled());
+        f.maintenance() == null || f.maintenance().enabled() == null || f.maintenance().enabled(),
+        named, subscriptionCatalogs(f.subscriptions(), f.catalog() != null, named));
   }
 
   // ---------------------------------------------------------------- sections
@@ -238,6 +242,64 @@ final class ConfigValidator {
           type, all, List.of(c.catalog() == null ? "" : c.catalog(), c.schema() == null ? "" : c.schema()));
       default -> throw invalid("catalog.type", "is '" + type + "'", "use none or unity");
     };
+  }
+
+  /**
+   * {@code catalogs: {name: {type: unity, …}}}: catalogs besides the {@code catalog:} block, which
+   * is the one named {@code default}. Each holds the keys of {@code catalog:}; the catalog module
+   * checks their values when the catalog is created.
+   */
+  private Map<String, WorkerConfig.CatalogSettings> namedCatalogs(Map<String, CatalogSection> sections) {
+    Map<String, WorkerConfig.CatalogSettings> named = new LinkedHashMap<>();
+    if (sections == null) {
+      return named;
+    }
+    for (Map.Entry<String, CatalogSection> e : sections.entrySet()) {
+      String name = e.getKey();
+      String at = "catalogs." + name;
+      if (WorkerConfig.DEFAULT_CATALOG.equals(name)) {
+        throw invalid(at, "uses the name of the catalog: block", "configure the default catalog under catalog:, or pick another name");
+      }
+      if (!NAME.matcher(name).matches()) {
+        throw invalid(at, "is not a catalog name", "use letters, digits, _ and - (it is the first part of handoff --to)");
+      }
+      CatalogSection c = e.getValue();
+      String type = c == null || c.type() == null ? null : c.type();
+      if (type == null) {
+        throw Errors.missing(at + ".type", "unity (iceberg_rest is not supported yet)");
+      }
+      if (type.equals("iceberg_rest")) {
+        throw invalid(at + ".type", "is iceberg_rest, which lakesink does not support yet", "use unity");
+      }
+      if (!type.equals("unity")) {
+        throw invalid(at + ".type", "is '" + type + "'", "use unity (a named catalog registers tables; for none, leave it out)");
+      }
+      named.put(name, catalog(c));
+    }
+    return named;
+  }
+
+  /** Each subscription's {@code catalog:}, which must name a configured catalog that registers tables. */
+  private Map<String, String> subscriptionCatalogs(
+      List<SubscriptionSection> list, boolean hasDefault, Map<String, WorkerConfig.CatalogSettings> named) {
+    Map<String, String> catalogs = new HashMap<>();
+    for (int i = 0; i < list.size(); i++) {
+      String name = list.get(i).catalog();
+      if (name == null) {
+        continue;
+      }
+      boolean known = named.containsKey(name) || (hasDefault && WorkerConfig.DEFAULT_CATALOG.equals(name));
+      if (!known) {
+        List<String> names = new ArrayList<>(named.keySet());
+        if (hasDefault) {
+          names.add(0, WorkerConfig.DEFAULT_CATALOG);
+        }
+        throw invalid("subscriptions[" + i + "].catalog", "is '" + name + "', which is not configured",
+            "name one of " + names + " (default is the catalog: block)");
+      }
+      catalogs.put(io.lakesink.config.TableNames.sanitize(list.get(i).table()), name);
+    }
+    return catalogs;
   }
 
   private WorkerConfig.StatusSettings status(StatusSection s) {
@@ -478,7 +540,8 @@ final class ConfigValidator {
   }
 
   private static boolean secret(String key) {
-    return SECRETS.contains(key) || key.startsWith("kafka.properties.");
+    return SECRETS.contains(key) || key.startsWith("kafka.properties.")
+        || (key.startsWith("catalogs.") && key.endsWith(".client_secret"));
   }
 
   // ---------------------------------------------------------------- messages for the loader

@@ -20,7 +20,40 @@ public record WorkerConfig(
     StatusSettings status,
     MergeSettings merge,
     long maxBufferBytes,
-    boolean maintenance) {
+    boolean maintenance,
+    Map<String, CatalogSettings> catalogs,
+    Map<String, String> subscriptionCatalogs) {
+
+  /** The name of the {@code catalog:} block among the named catalogs. */
+  public static final String DEFAULT_CATALOG = "default";
+
+  /**
+   * @param catalogs the named catalogs of {@code catalogs:}, without {@link #DEFAULT_CATALOG}
+   * @param subscriptionCatalogs the catalog each subscription names, by sanitized table name
+   *     (absent: {@link #DEFAULT_CATALOG})
+   */
+  public WorkerConfig {
+    catalogs = Map.copyOf(catalogs);
+    subscriptionCatalogs = Map.copyOf(subscriptionCatalogs);
+  }
+
+  /** The named catalog that owns a subscription's tables. */
+  public String catalogName(Subscription s) {
+    return subscriptionCatalogs.getOrDefault(io.lakesink.config.TableNames.sanitize(s.table()), DEFAULT_CATALOG);
+  }
+
+  /** A named catalog's settings ({@code default}: the {@code catalog:} block); null when there is none. */
+  public CatalogSettings catalog(String name) {
+    return DEFAULT_CATALOG.equals(name) ? catalog : catalogs.get(name);
+  }
+
+  /** Every catalog name: {@code default} first, then those of {@code catalogs:}. */
+  public List<String> catalogNames() {
+    List<String> names = new java.util.ArrayList<>();
+    names.add(DEFAULT_CATALOG);
+    catalogs.keySet().stream().sorted().forEach(names::add);
+    return names;
+  }
 
   /**
    * The HTTP endpoint with /health, /status and /metrics.

@@ -36,6 +36,11 @@ final class TableRegistrar {
   }
 
   void register(CatalogTable table) {
+    register(table, true);
+  }
+
+  /** @param mayCreate false: a missing entry was removed by someone and is reported, not created */
+  void register(CatalogTable table, boolean mayCreate) {
     namespace.ensureExists();
     String fullName = namespace.fullSchemaName() + "." + table.name();
     String path = "/tables/" + UnityApi.segment(fullName);
@@ -74,6 +79,9 @@ final class TableRegistrar {
         }
       } else if (!absent(existing)) {
         throw failures.forTable(existing, "to read table " + fullName, schemaGrant(Grants.USE_SCHEMA), fullName);
+      } else if (round == 1 && !mayCreate) {
+        // Only the first look counts: later rounds follow our own delete of a stale entry.
+        throw UnityErrors.entryVanished(fullName, table.name(), table.location());
       }
       ApiResponse created = api.post("/tables", kept.addComment(body(table)));
       if (created.ok()) {
@@ -90,6 +98,47 @@ final class TableRegistrar {
       LOG.info("{} was registered by someone else meanwhile; checking it again", fullName);
     }
     throw UnityErrors.keepsChanging(fullName, ROUNDS);
+  }
+
+  /**
+   * Where the entry {@code name} of the configured schema points; empty when there is none.
+   *
+   * @throws io.lakesink.error.TableFailureException when the name holds something other than an
+   *     external Delta table
+   */
+  java.util.Optional<String> location(String name) {
+    namespace.ensureExists();
+    String fullName = namespace.fullSchemaName() + "." + name;
+    ApiResponse existing = api.get("/tables/" + UnityApi.segment(fullName));
+    if (absent(existing)) {
+      return java.util.Optional.empty();
+    }
+    if (!existing.ok()) {
+      throw failures.forTable(existing, "to read table " + fullName, schemaGrant(Grants.USE_SCHEMA), fullName);
+    }
+    String location = Json.text(existing.body(), "storage_location");
+    requireOurs(fullName, existing.body(), location == null ? "" : location);
+    return java.util.Optional.ofNullable(location);
+  }
+
+  /**
+   * Deletes the external entry {@code name} when it points at {@code location} (an external
+   * table's files stay); nothing when it is absent. Anything else under the name is refused.
+   */
+  void unregister(String name, String location) {
+    namespace.ensureExists();
+    String fullName = namespace.fullSchemaName() + "." + name;
+    String path = "/tables/" + UnityApi.segment(fullName);
+    ApiResponse existing = api.get(path);
+    if (absent(existing)) {
+      return;
+    }
+    if (!existing.ok()) {
+      throw failures.forTable(existing, "to read table " + fullName, schemaGrant(Grants.USE_SCHEMA), fullName);
+    }
+    requireOurs(fullName, existing.body(), location);
+    delete(fullName, path);
+    LOG.info("Unregistered {} from Unity Catalog (deleted the external entry; the files at {} stay)", fullName, location);
   }
 
   /**

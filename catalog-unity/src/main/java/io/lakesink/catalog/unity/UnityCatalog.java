@@ -47,9 +47,18 @@ public final class UnityCatalog implements TableCatalog {
   private final LoggedCurrentState logged;
   private final Warehouse warehouse;
   private final StatementExecution statements;
+  private final ClientEnvironment environment;
+  private final String name; // in lakesink's configuration: default, or a key of catalogs:
 
   private UnityCatalog(UnitySettings settings, ClientEnvironment environment, Map<String, CurrentStateSpec> currentStates) {
+    this(settings, environment, currentStates, "default");
+  }
+
+  private UnityCatalog(
+      UnitySettings settings, ClientEnvironment environment, Map<String, CurrentStateSpec> currentStates, String name) {
     this.settings = settings;
+    this.environment = environment;
+    this.name = name;
     this.currentStates = Map.copyOf(currentStates);
     Redactor redactor = new Redactor(settings.clientId(), settings.clientSecret());
     HttpClient client =
@@ -106,13 +115,54 @@ public final class UnityCatalog implements TableCatalog {
     return new UnityCatalog(settings, environment, currentStates);
   }
 
+  /**
+   * A named catalog of lakesink's configuration ({@code catalogs: {name: …}}): the name tables
+   * record as their owner's catalog.
+   */
+  public static UnityCatalog named(
+      String name, UnitySettings settings, ClientEnvironment environment, Map<String, CurrentStateSpec> currentStates) {
+    return new UnityCatalog(settings, environment, currentStates, name);
+  }
+
+  @Override
+  public String catalogName() {
+    return name;
+  }
+
   public UnitySettings settings() {
     return settings;
+  }
+
+  /** The same workspace and credentials, registering in another catalog and schema (a hand-off's destination). */
+  public UnityCatalog inNamespace(String catalog, String schema) {
+    UnitySettings other = new UnitySettings(settings.workspaceUrl(), settings.clientId(), settings.clientSecret(), catalog, schema,
+        settings.allowUnauthenticatedLocalServer());
+    return new UnityCatalog(other, environment, Map.of(), name);
+  }
+
+  /** Where the entry {@code table} of the configured schema points; empty when there is none. */
+  public java.util.Optional<String> entryLocation(String table) {
+    return registrar.location(table);
+  }
+
+  /** Deletes the external entry {@code table} when it points at {@code location}: the files stay. */
+  public void unregister(String table, String location) {
+    registrar.unregister(table, location);
   }
 
   @Override
   public void register(CatalogTable table) {
     registrar.register(table);
+  }
+
+  @Override
+  public void registerExisting(CatalogTable table) {
+    registrar.register(table, false);
+  }
+
+  @Override
+  public java.util.Optional<String> entryName(String table) {
+    return java.util.Optional.of(settings.catalog() + "." + settings.schema() + "." + table);
   }
 
   @Override

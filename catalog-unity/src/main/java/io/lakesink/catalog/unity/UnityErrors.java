@@ -417,4 +417,17 @@ final class UnityErrors {
   static String currentStateFailed(String fullName, String problem) {
     return "Building " + fullName + " failed: " + problem;
   }
+
+  // ---- Ownership (docs/catalog-handoff.md) ---------------------------------------------------
+
+  /** The table records that its entry was registered, and the entry is gone: not re-created. */
+  static ConfigurationException entryVanished(String fullName, String table, String location) {
+    return new ConfigurationException(
+        "Unity Catalog has no entry " + fullName + " any more, but table " + table + " at " + location
+            + " records it as its registered owner: someone removed the entry, and lakesink does not create it again"
+            + " on its own (that could make a second owner). Data keeps being written. To bring the entry back, run"
+            + " `bin/lakesink register --config <config file> --table " + table + "`; to move the table to another"
+            + " catalog, run `bin/lakesink handoff --config <config file> --table " + table
+            + " --to <catalog>.<namespace>.<name>`.");
+  }
 }

@@ -184,6 +184,11 @@ public final class FakeDatabricks implements AutoCloseable {
     tables.put(fullName.toLowerCase(Locale.ROOT), info);
   }
 
+  /** Removes an entry as an operator would ({@code DROP TABLE} of an external table: the files stay). */
+  public synchronized void removeTable(String fullName) {
+    tables.remove(fullName.toLowerCase(Locale.ROOT));
+  }
+
   /** The next {@code n} Unity Catalog calls answer 429, with {@code Retry-After: retryAfter} unless null. */
   public synchronized void throttle(int n, String retryAfter) {
     throttles = n;
