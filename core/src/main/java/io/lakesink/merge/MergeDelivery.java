@@ -194,7 +194,7 @@ public final class MergeDelivery extends BufferedDelivery {
 
   @Override
   protected Map<String, String> tableProperties() {
-    if (settings.deletionVectors() == MergeSettings.DeletionVectors.OFF) {
+    if (settings.deletionVectors() == MergeSettings.DeletionVectors.NONE) {
       return Map.of("delta.checkpointInterval", "10");
     }
     // A new table gets deletion vectors (docs/merge.md): merges then delete replaced rows by

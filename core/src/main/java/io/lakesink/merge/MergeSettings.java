@@ -38,9 +38,9 @@ public record MergeSettings(long scanLimitBytes, Duration snapshotIdle, long sna
     /** Also turned on for existing MERGE tables (raises their protocol to reader 3 / writer 7). */
     ALL,
     /** New tables are created without them (copy-on-write); a table that has them keeps using them. */
-    OFF;
+    NONE;
 
-    /** The configuration value: {@code new_tables}, {@code all}, {@code off}. */
+    /** The configuration value: {@code new_tables}, {@code all}, {@code none}. */
     public String configValue() {
       return name().toLowerCase(java.util.Locale.ROOT);
     }

@@ -85,7 +85,7 @@ class MaintenanceTriggersTest {
   }
 
   /** A MERGE table without deletion vectors: every merge rewrites the files it touches. */
-  static final MergeSettings COPY_ON_WRITE = MergeSettings.DEFAULT.withDeletionVectors(MergeSettings.DeletionVectors.OFF);
+  static final MergeSettings COPY_ON_WRITE = MergeSettings.DEFAULT.withDeletionVectors(MergeSettings.DeletionVectors.NONE);
 
   @Test
   void aMergeTableWithNothingToCompactIsStillVacuumedEveryMthOptimize() {

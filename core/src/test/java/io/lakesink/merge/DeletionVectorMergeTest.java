@@ -48,7 +48,7 @@ import org.junit.jupiter.api.io.TempDir;
 class DeletionVectorMergeTest {
   @TempDir Path dir;
 
-  static final MergeSettings COPY_ON_WRITE = MergeSettings.DEFAULT.withDeletionVectors(MergeSettings.DeletionVectors.OFF);
+  static final MergeSettings COPY_ON_WRITE = MergeSettings.DEFAULT.withDeletionVectors(MergeSettings.DeletionVectors.NONE);
 
   LocalStorage storage() {
     return new LocalStorage(dir, "lakesink");
@@ -245,6 +245,35 @@ class DeletionVectorMergeTest {
     assertTrue(table("t").files().stream().map(TableFile::path).collect(Collectors.toSet()).containsAll(files), "no rewrite");
     run(delivery("cow", COPY_ON_WRITE, FlushHook.NONE), batches);
     assertEquals(content(table("cow")), content(table("t")));
+  }
+
+  @Test
+  void vectorsSurviveACheckpointAndEveryMergeOnTheSameFileAddsToItsVector() throws IOException {
+    MergeDelivery d = delivery("dv", MergeSettings.DEFAULT, FlushHook.NONE);
+    Map<Long, Object> expected = new TreeMap<>();
+    List<ChangeEvent> inserts = new ArrayList<>();
+    for (long id = 0; id < 50; id++) {
+      inserts.add(change(id, Operation.CREATE, 1, id, "a" + id));
+      expected.put(id, "a" + id);
+    }
+    run(d, List.of(inserts));
+    long offset = 50;
+    for (int merge = 0; merge < 12; merge++) { // past delta.checkpointInterval (10)
+      long id = merge * 4L;
+      boolean delete = merge % 3 == 0;
+      run(d, List.of(List.of(change(offset++, delete ? Operation.DELETE : Operation.UPDATE, 2 + merge, id, "m" + merge))));
+      if (delete) {
+        expected.remove(id);
+      } else {
+        expected.put(id, "m" + merge);
+      }
+    }
+    try (Stream<Path> log = Files.list(root("dv").resolve("_delta_log"))) {
+      assertTrue(log.anyMatch(p -> p.getFileName().toString().endsWith(".checkpoint.parquet")), "a checkpoint was written");
+    }
+    assertEquals(expected, content(table("dv")), "read through the checkpoint");
+    TableFile first = table("dv").files().stream().filter(f -> Long.valueOf(0).equals(f.min().get("id"))).findFirst().orElseThrow();
+    assertEquals(12, first.deletedRows(), "each merge added its row to the file's vector: " + first);
   }
 
   TableMaintenance maintenance(Instant now) {

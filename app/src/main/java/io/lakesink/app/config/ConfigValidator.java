@@ -56,6 +56,7 @@ final class ConfigValidator {
       "schema_registry.trust_store_password", "catalog.client_secret");
   private static final String MODES = words(DeliveryMode.values());
   private static final String FORMATS = words(SourceFormat.values());
+  private static final String DELETION_VECTORS = words(MergeSettings.DeletionVectors.values());
   /** Kafka's own rule for group.instance.id (the same as for topic names). */
   private static final Pattern INSTANCE_ID = Pattern.compile("[A-Za-z0-9._-]{1,249}");
   private static final Set<String> AZURE_ONLY = Set.of(
@@ -82,7 +83,7 @@ final class ConfigValidator {
         throw Errors.missing("schema_registry.url", "subscriptions[" + i + "] reads Avro, which needs the schema registry's URL");
       }
     }
-    DeliverySection delivery = f.delivery() == null ? new DeliverySection(null, null, null, null, null) : f.delivery();
+    DeliverySection delivery = f.delivery() == null ? new DeliverySection(null, null, null, null, null, null) : f.delivery();
     WorkerConfig.CatalogSettings catalog = catalog(f.catalog()).withCurrentState(currentStates(f.subscriptions(), f.catalog()));
     return new WorkerConfig(kafka(f.kafka()), storage(f.storage()), flushPolicy(delivery), subscriptions, registry,
         catalog, status(f.status()), merge(delivery), maxBufferBytes(delivery),
@@ -189,6 +190,12 @@ final class ConfigValidator {
 
   /** {@code LAKESINK_DELIVERY_MERGE_SCAN_LIMIT_MB}, the file, {@code DELTA_MERGE_SCAN_LIMIT_MB}, 512. */
   private MergeSettings merge(DeliverySection d) {
+    MergeSettings.DeletionVectors vectors = word(MergeSettings.DeletionVectors.class, d.mergeDeletionVectors(),
+        MergeSettings.DeletionVectors.NEW_TABLES, "delivery.merge_deletion_vectors", DELETION_VECTORS);
+    return mergeScanLimit(d).withDeletionVectors(vectors);
+  }
+
+  private MergeSettings mergeScanLimit(DeliverySection d) {
     if (d.mergeScanLimitMb() == null) {
       return MergeSettings.DEFAULT;
     }
