@@ -2,6 +2,7 @@ package io.lakesink.delta;
 
 import io.delta.kernel.defaults.engine.fileio.PositionOutputStream;
 import io.delta.kernel.engine.Engine;
+import io.delta.kernel.internal.InternalScanFileUtils;
 import io.delta.kernel.internal.actions.DeletionVectorDescriptor;
 import io.delta.kernel.internal.deletionvectors.Base85Codec;
 import io.delta.kernel.internal.deletionvectors.DeletionVectorUtils;
@@ -15,6 +16,7 @@ import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.zip.CRC32;
@@ -42,7 +44,7 @@ final class DeletionVectorFile {
 
   /** The file's deletion vector descriptor, or null. */
   static DeletionVectorDescriptor descriptor(TableFile file) {
-    return io.delta.kernel.internal.InternalScanFileUtils.getDeletionVectorDescriptorFromRow(file.scanRow);
+    return InternalScanFileUtils.getDeletionVectorDescriptorFromRow(file.scanRow);
   }
 
   /** A file's current deletion vector as a bitmap of deleted positions (null without one). */
@@ -72,7 +74,7 @@ final class DeletionVectorFile {
         crc.update(bitmap);
         out.writeInt((int) crc.getValue());
         descriptors.add(new DeletionVectorDescriptor(
-            DeletionVectorDescriptor.UUID_DV_MARKER, Base85Codec.encodeUUID(id), java.util.Optional.of(offset),
+            DeletionVectorDescriptor.UUID_DV_MARKER, Base85Codec.encodeUUID(id), Optional.of(offset),
             bitmap.length, p.length));
       }
       out.flush();

@@ -24,9 +24,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * MERGE delivery: each batch applied in place to {@code <table>}, one row per key, with a
- * copy-on-write rewrite of the files that hold the batch's keys. The removes, the new files and
- * the source offsets go in one Delta commit.
+ * MERGE delivery: each batch applied in place to {@code <table>}, one row per key: the rows it
+ * replaces are deleted with deletion vectors (a table created with them, {@link
+ * MergeSettings.DeletionVectors}), or the files that hold them are rewritten (copy-on-write). The
+ * vectors or removes, the new files and the source offsets go in one Delta commit.
  *
  * <p>Per batch: the latest change of each key wins ({@link MergeBatch}), and it applies only if it
  * ranks at or above the stored row ({@link TableMerge}), as the current-state view ranks changes;

@@ -11,8 +11,12 @@ import io.lakesink.event.Column;
 import io.lakesink.merge.KeyColumns.RowKey;
 import io.lakesink.view.ChangeOrder;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -21,7 +25,9 @@ import java.util.Set;
  * What one batch does to the table: the files it rewrote (already written), the rows of keys the
  * table does not hold, plus the deletes to remember once committed.
  *
- * <p>A keyed batch is merged copy-on-write, file by file: each file that may hold a batch key is
+ * <p>A keyed batch is merged with deletion vectors when the table has them ({@link
+ * #mergeWithDeletionVectors}: the replaced rows are deleted by position, the changed rows written
+ * with the inserts), else copy-on-write, file by file: each file that may hold a batch key is
  * read, merged and, when a change applies to one of its rows, written again at once, sorted by
  * the key, before the next file is read; so a merge holds one file's rows per lane ({@link
  * ParallelFiles}), not the table's. A change applies when it ranks at or above the stored row
@@ -111,7 +117,7 @@ final class TableMerge {
     List<TableFile> candidates = FilePruning.candidates(files, keysByColumns(layout, batch));
     List<FileDeletes> merged = ParallelFiles.map(candidates, LANES, file -> FileDeletes.of(file, reader.read(file), batch, ranks));
     Set<RowKey> found = new HashSet<>();
-    Set<MergeBatch.Change> changed = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    Set<MergeBatch.Change> changed = Collections.newSetFromMap(new IdentityHashMap<>());
     for (FileDeletes f : merged) {
       m.filesRead++;
       found.addAll(f.found);
@@ -132,7 +138,7 @@ final class TableMerge {
 
   /** The columns a merge with deletion vectors reads: every key column of the batch, and the ordering ones. */
   static List<String> columnsRead(MergeBatch batch) {
-    java.util.LinkedHashSet<String> names = new java.util.LinkedHashSet<>();
+    LinkedHashSet<String> names = new LinkedHashSet<>();
     batch.keyColumns().forEach(k -> names.addAll(k.names()));
     names.addAll(List.of(ChangelogColumns.TS_MS, ChangelogColumns.PARTITION, ChangelogColumns.OFFSET));
     return List.copyOf(names);
@@ -178,7 +184,7 @@ final class TableMerge {
           continue; // written by a later change than the batch's
         }
         if (n == positions.length) {
-          positions = java.util.Arrays.copyOf(positions, n * 2);
+          positions = Arrays.copyOf(positions, n * 2);
         }
         positions[n++] = stored.positions()[i];
         if (change.deletes()) {
@@ -188,7 +194,7 @@ final class TableMerge {
           f.written.addAll(keys);
         }
       }
-      f.positions = java.util.Arrays.copyOf(positions, n);
+      f.positions = Arrays.copyOf(positions, n);
       return f;
     }
   }
