@@ -209,6 +209,15 @@ class DeletionVectorMergeTest {
 
   @Test
   void optimizePurgesDeletedRowsAndPicksASingleFileWhoseVectorDeletesALargeShare() throws IOException {
+    purges(List.of("id"));
+  }
+
+  @Test
+  void compactionWithoutAKeyPurgesASingleFileWhoseVectorDeletesALargeShareToo() throws IOException {
+    purges(List.of()); // a table keyed on the record key is compacted, not clustered
+  }
+
+  void purges(List<String> optimizeKey) throws IOException {
     MergeDelivery d = delivery("dv", MergeSettings.DEFAULT, FlushHook.NONE);
     List<ChangeEvent> inserts = new ArrayList<>();
     for (long id = 0; id < 100; id++) {
@@ -224,7 +233,9 @@ class DeletionVectorMergeTest {
     assertEquals(10, before.get(0).deletedRows());
     Map<Long, Object> content = content(table("dv"));
 
-    assertTrue(maintenance(Instant.now()).optimize(false).committed(), "one file, but a tenth of it deleted");
+    TableMaintenance maintenance =
+        new TableMaintenance("dv", table("dv"), optimizeKey, MaintenanceSettings.DEFAULT, Clock.systemUTC(), line -> {});
+    assertTrue(maintenance.optimize(false).committed(), "one file, but a tenth of it deleted");
     List<TableFile> after = table("dv").files();
     assertEquals(0, after.stream().mapToLong(TableFile::deletedRows).sum(), "no vector left");
     assertEquals(90, after.stream().mapToLong(TableFile::rows).sum(), "the Parquet files hold only live rows");
