@@ -60,7 +60,7 @@ public final class TableVacuum {
   public record Candidate(String path, long size) {}
 
   /**
-   * @param live files of the latest version
+   * @param live files of the latest version: data files and the deletion vector files they name
    * @param found data files in storage, live or not
    * @param delete what vacuum deletes
    */
@@ -79,6 +79,7 @@ public final class TableVacuum {
     Set<String> directories = new TreeSet<>(List.of(""));
     long liveBytes = 0;
     List<TableFile> files = DeltaTable.files(engine, snapshot, root);
+    Set<String> liveVectors = new HashSet<>();
     for (TableFile f : files) {
       String p = relative(root, f.path());
       keep.add(p);
@@ -87,6 +88,7 @@ public final class TableVacuum {
       // A live file's deletion vector file is as live as the file (several files may share one).
       deletionVectorFile(root, DeletionVectorFile.descriptor(f)).ifPresent(dv -> {
         keep.add(dv);
+        liveVectors.add(dv);
         directories.add(parent(dv));
       });
     }
@@ -104,6 +106,7 @@ public final class TableVacuum {
     List<Candidate> delete = new ArrayList<>();
     int found = 0;
     long foundBytes = 0;
+    int live = files.size();
     for (String dir : directories) {
       for (FileStatus listed : list(engine, dir.isEmpty() ? root : root + "/" + dir)) {
         String p = relative(root, listed.getPath());
@@ -113,13 +116,17 @@ public final class TableVacuum {
         }
         found++;
         foundBytes += listed.getSize();
+        if (liveVectors.contains(p)) {
+          live++; // the latest version's vector files count as live, as its data files do
+          liveBytes += listed.getSize();
+        }
         if (keep.contains(p) || listed.getModificationTime() >= cutoff) {
           continue;
         }
         delete.add(new Candidate(p, listed.getSize()));
       }
     }
-    return new Plan(snapshot.getVersion(), files.size(), liveBytes, found, foundBytes, delete);
+    return new Plan(snapshot.getVersion(), live, liveBytes, found, foundBytes, delete);
   }
 
   /** Deletes one planned file; false when it was already gone. */

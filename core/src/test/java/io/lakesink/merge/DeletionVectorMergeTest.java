@@ -204,6 +204,7 @@ class DeletionVectorMergeTest {
     List<String> left = vectorFiles(root("dv"));
     assertEquals(2, left.size(), "only the vectors the latest version names are left: " + left + " " + past);
     assertFalse(left.containsAll(referenced), "the first merge's vector went with the retention");
+    assertEquals(past.live().files(), past.after().files(), "what is left is live, vector files included: " + past);
     assertEquals(now, content(table("dv")), "the latest version reads the same");
   }
 
