@@ -181,14 +181,20 @@ public final class MergeBench {
 
     TableStorage storage = new LocalStorage(baseRoot(dir), "");
     DeltaTable table = new DeltaTable(KernelEngine.create(storage), storage.tableLocation(TABLE));
+    // As MergeDelivery creates a table (delivery.merge_deletion_vectors: new_tables), unless the
+    // run asks for copy-on-write: both engines copy this table, so delta-spark's MERGE gets the
+    // same setting (with the property, it too deletes matched rows with deletion vectors).
+    boolean deletionVectors = Boolean.parseBoolean(o.getOrDefault("deletion-vectors", "true"));
+    Map<String, String> properties = deletionVectors
+        ? Map.of("delta.checkpointInterval", "10", DeltaTable.ENABLE_DELETION_VECTORS, "true")
+        : Map.of("delta.checkpointInterval", "10");
     for (long from = 1; from <= rows; from += BASE_ROWS_PER_COMMIT) {
       List<Object[]> chunk = new ArrayList<>();
       for (long id = from; id < Math.min(rows + 1, from + BASE_ROWS_PER_COMMIT); id++) {
         chunk.add(row(id, "c", T0 + id, random));
       }
       // MergeDelivery's own table property, so both engines see the table it would have created.
-      table.commit(table.prepareAppend(
-          new AppendRequest(TABLE_COLUMNS, List.of(), Map.of(), chunk, CommitOffsets.NONE, Map.of("delta.checkpointInterval", "10"))));
+      table.commit(table.prepareAppend(new AppendRequest(TABLE_COLUMNS, List.of(), Map.of(), chunk, CommitOffsets.NONE, properties)));
     }
     List<TableFile> files = table.files();
     long bytes = files.stream().mapToLong(TableFile::size).sum();
@@ -198,6 +204,7 @@ public final class MergeBench {
     r.setProperty("table_bytes", String.valueOf(bytes));
     r.setProperty("batches", String.valueOf(batches));
     r.setProperty("batch_size", String.valueOf(batchSize));
+    r.setProperty("deletion_vectors", String.valueOf(deletionVectors));
     r.setProperty("workloads", String.join(",", workloads));
     store(r, dir.resolve("prepare.properties"));
 
@@ -398,10 +405,17 @@ public final class MergeBench {
       }
       long rowsAdded = 0;
       int filesAdded = 0;
+      long rowsDeletedByVectors = 0;
+      int filesWithNewVectors = 0;
       for (TableFile f : after.values()) {
-        if (!before.containsKey(f.path())) {
+        TableFile was = before.get(f.path());
+        if (was == null) {
           rowsAdded += f.rows();
           filesAdded++;
+        } else if (f.deletedRows() > was.deletedRows()) {
+          // kept, not rewritten: its deletion vector now deletes more rows
+          rowsDeletedByVectors += f.deletedRows() - was.deletedRows();
+          filesWithNewVectors++;
         }
       }
       long tableRows = after.values().stream().mapToLong(TableFile::rows).sum();
@@ -417,6 +431,8 @@ public final class MergeBench {
       r.setProperty(k + "files_removed", String.valueOf(filesRemoved));
       r.setProperty(k + "files_added", String.valueOf(filesAdded));
       r.setProperty(k + "rows_written", String.valueOf(rowsAdded));
+      r.setProperty(k + "rows_deleted_by_vectors", String.valueOf(rowsDeletedByVectors));
+      r.setProperty(k + "files_with_new_vectors", String.valueOf(filesWithNewVectors));
       r.setProperty(k + "table_rows", String.valueOf(tableRows));
       r.setProperty(k + "peak_heap_mb", String.valueOf(peak >> 20));
       r.setProperty(k + "peak_heap_after_gc_mb", String.valueOf(peakAfterGc >> 20));
@@ -581,6 +597,10 @@ public final class MergeBench {
             + " each engine merges its own copy.%n",
         prep.getProperty("files"), Long.parseLong(prep.getProperty("table_bytes", "0")) >> 20,
         Double.parseDouble(prep.getProperty("table_bytes", "0")) / Math.max(1, rows));
+    System.out.println(Boolean.parseBoolean(prep.getProperty("deletion_vectors", "false"))
+        ? "Deletion vectors: on (delta.enableDeletionVectors=true on the starting table, so on both engines' copies: merges delete"
+            + " replaced rows by position instead of rewriting files; DELETION_VECTORS=false for copy-on-write)."
+        : "Deletion vectors: off on both engines' copies (copy-on-write, DELETION_VECTORS=false).");
     Properties opt = load(dir.resolve("optimize.properties"));
     if (!opt.isEmpty()) {
       System.out.println("Optimized layout: " + opt.getProperty("how", "?") + "; " + opt.getProperty("files_before", "?") + " files → "
@@ -658,18 +678,21 @@ public final class MergeBench {
     for (int b = 1; b <= batches; b++) {
       String k = "merge." + b + ".";
       if (ls.getProperty(k + "seconds") != null) {
-        System.out.printf(Locale.ROOT, "  lakesink merge %d: read+merge+write %.2f s, commit %.2f s; %s of %s files rewritten; wrote %,d rows in %s"
-                + " files; table %,d rows; %s GCs%n",
+        System.out.printf(Locale.ROOT, "  lakesink merge %d: read+merge+write %.2f s, commit %.2f s; %s of %s files rewritten; %s rows deleted"
+                + " by deletion vectors in %s files; wrote %,d rows in %s files; table %,d rows; %s GCs%n",
             b, number(ls, k + "read_merge_write_seconds"), number(ls, k + "commit_seconds"), ls.getProperty(k + "files_removed"),
-            ls.getProperty(k + "files_before"), Long.parseLong(ls.getProperty(k + "rows_written")), ls.getProperty(k + "files_added"),
-            Long.parseLong(ls.getProperty(k + "table_rows")), ls.getProperty(k + "gcs"));
+            ls.getProperty(k + "files_before"), ls.getProperty(k + "rows_deleted_by_vectors", "-"),
+            ls.getProperty(k + "files_with_new_vectors", "-"), Long.parseLong(ls.getProperty(k + "rows_written")),
+            ls.getProperty(k + "files_added"), Long.parseLong(ls.getProperty(k + "table_rows")), ls.getProperty(k + "gcs"));
       }
       if (sp.getProperty(k + "seconds") != null) {
         System.out.printf(Locale.ROOT, "  delta-spark merge %d: executionTimeMs %s, scanTimeMs %s, rewriteTimeMs %s; updated %s, inserted %s,"
-                + " deleted %s, copied %s rows; table %s rows%n",
+                + " deleted %s, copied %s rows; deletion vectors added %s, updated %s, removed %s; table %s rows%n",
             b, sp.getProperty(k + "executionTimeMs"), sp.getProperty(k + "scanTimeMs"), sp.getProperty(k + "rewriteTimeMs"),
             sp.getProperty(k + "numTargetRowsUpdated"), sp.getProperty(k + "numTargetRowsInserted"),
-            sp.getProperty(k + "numTargetRowsDeleted"), sp.getProperty(k + "numTargetRowsCopied"), sp.getProperty(k + "table_rows"));
+            sp.getProperty(k + "numTargetRowsDeleted"), sp.getProperty(k + "numTargetRowsCopied"),
+            sp.getProperty(k + "numTargetDeletionVectorsAdded", "-"), sp.getProperty(k + "numTargetDeletionVectorsUpdated", "-"),
+            sp.getProperty(k + "numTargetDeletionVectorsRemoved", "-"), sp.getProperty(k + "table_rows"));
       }
     }
     System.out.println("  lakesink JVM: " + ls.getProperty("jvm_args", "?") + "; peak RSS " + ls.getProperty("vmhwm_mb", "?")

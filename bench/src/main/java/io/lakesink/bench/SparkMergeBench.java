@@ -100,7 +100,8 @@ public final class SparkMergeBench {
       r.setProperty(k + "files_removed", String.valueOf(metric(metrics, "numTargetFilesRemoved")));
       r.setProperty(k + "files_added", String.valueOf(metric(metrics, "numTargetFilesAdded")));
       for (String m : List.of("executionTimeMs", "scanTimeMs", "rewriteTimeMs", "numTargetRowsUpdated", "numTargetRowsInserted",
-          "numTargetRowsDeleted", "numTargetRowsCopied")) {
+          "numTargetRowsDeleted", "numTargetRowsCopied", "numTargetDeletionVectorsAdded", "numTargetDeletionVectorsUpdated",
+          "numTargetDeletionVectorsRemoved")) {
         r.setProperty(k + m, String.valueOf(metric(metrics, m)));
       }
       long tableRows = table.toDF().count();

@@ -42,6 +42,7 @@ public final class ConnectorSettings extends AbstractConfig {
   static final String FLUSH_BYTES = "flush.max.bytes";
   static final String BUFFER_BYTES = "buffer.max.bytes";
   static final String MERGE_LIMIT = "merge.scan.limit.mb";
+  static final String MERGE_DELETION_VECTORS = "merge.deletion.vectors";
   static final String STORAGE_TYPE = "storage.type";
   static final String STORAGE_PATH = "storage.path";
   static final String STORAGE_PREFIX = "storage.prefix";
@@ -119,6 +120,12 @@ public final class ConnectorSettings extends AbstractConfig {
             + " Count it once per task when sizing the Connect worker's heap.", g, 4, ConfigDef.Width.SHORT, "Task buffer");
     d.define(MERGE_LIMIT, Type.LONG, MergeSettings.DEFAULT_SCAN_LIMIT_MB, ConfigDef.Range.atLeast(1), LOW,
         "What one MERGE may hold in memory, in MiB; a bigger merge quarantines its table.", g, 5, ConfigDef.Width.SHORT, "Merge limit");
+    d.define(MERGE_DELETION_VECTORS, Type.STRING, MergeSettings.DeletionVectors.NEW_TABLES.configValue(),
+        ValidString.in(java.util.Arrays.stream(MergeSettings.DeletionVectors.values()).map(MergeSettings.DeletionVectors::configValue)
+            .toArray(String[]::new)), LOW,
+        "Which MERGE tables delete replaced rows with deletion vectors instead of rewriting files: new_tables (created"
+            + " from now on), all (also turns them on for existing tables: readers then need deletion vector support),"
+            + " none.", g, 6, ConfigDef.Width.SHORT, "Merge deletion vectors");
     g = "Storage";
     d.define(STORAGE_TYPE, Type.STRING, "local", ValidString.in("local", "azure"), HIGH,
         "Where the tables are written: local (a directory every Connect worker sees) or azure (Blob Storage / ADLS Gen2).",
@@ -176,7 +183,8 @@ public final class ConnectorSettings extends AbstractConfig {
   }
 
   MergeSettings merge() {
-    return MergeSettings.DEFAULT.withScanLimitMb(getLong(MERGE_LIMIT));
+    return MergeSettings.DEFAULT.withScanLimitMb(getLong(MERGE_LIMIT)).withDeletionVectors(
+        MergeSettings.DeletionVectors.valueOf(getString(MERGE_DELETION_VECTORS).toUpperCase(java.util.Locale.ROOT)));
   }
 
   long bufferBytes() {

@@ -65,6 +65,16 @@ class ConnectorValidationTest {
   }
 
   @Test
+  void mergeDeletionVectorsTakeTheDocumentedWords() {
+    assertEquals(io.lakesink.merge.MergeSettings.DeletionVectors.NEW_TABLES, new ConnectorSettings(base()).merge().deletionVectors());
+    Map<String, String> c = base();
+    c.put("merge.deletion.vectors", "all");
+    assertEquals(io.lakesink.merge.MergeSettings.DeletionVectors.ALL, new ConnectorSettings(c).merge().deletionVectors());
+    c.put("merge.deletion.vectors", "sometimes");
+    assertEquals(1, errors(new LakesinkSinkConnector().validate(c), "merge.deletion.vectors").size());
+  }
+
+  @Test
   void avroWithoutARegistryIsRefused() {
     Map<String, String> c = base();
     c.put("format", "avro");

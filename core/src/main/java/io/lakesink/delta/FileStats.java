@@ -30,7 +30,8 @@ final class FileStats {
       }
     }
     Map<String, String> partitions = new HashMap<>(VectorUtils.<String, String>toJavaMap(add.getPartitionValues()));
-    return new TableFile(add.getPath(), add.getSize(), rows, min, max, partitions, scanRow);
+    long deleted = add.getDeletionVector().map(dv -> dv.getCardinality()).orElse(0L);
+    return new TableFile(add.getPath(), add.getSize(), rows, deleted, min, max, partitions, scanRow);
   }
 
   private static Map<String, Object> values(JsonNode node) {

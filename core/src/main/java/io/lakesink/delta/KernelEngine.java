@@ -24,8 +24,24 @@ public final class KernelEngine {
           "delta.kernel.default.parquet.writer.targetMaxFileSize", String.valueOf(128L << 20));
 
   public static Engine create(TableStorage storage) {
-    return DefaultEngine.create(
-        new ConfiguredFileIO(new ConsistentLogListing(storage.fileIO()), PARQUET_SETTINGS));
+    return new StorageEngine(new ConfiguredFileIO(new ConsistentLogListing(storage.fileIO()), PARQUET_SETTINGS));
+  }
+
+  /**
+   * Kernel's default engine that also hands out its {@link FileIO}: Kernel's engine interfaces
+   * write only Parquet and JSON, and a deletion vector file is neither ({@link DeletionVectorFile}).
+   */
+  static final class StorageEngine extends DefaultEngine {
+    private final FileIO fileIO;
+
+    StorageEngine(FileIO fileIO) {
+      super(fileIO);
+      this.fileIO = fileIO;
+    }
+
+    FileIO fileIO() {
+      return fileIO;
+    }
   }
 
   /** Answers {@code getConf} from our settings first; everything else goes to the storage. */

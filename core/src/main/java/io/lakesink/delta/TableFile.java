@@ -11,17 +11,19 @@ public final class TableFile {
   private final String path;
   private final long size;
   private final long rows;
+  private final long deletedRows;
   private final Map<String, Object> min;
   private final Map<String, Object> max;
   private final Map<String, String> partitionValues;
   final Row scanRow;
 
   TableFile(
-      String path, long size, long rows, Map<String, Object> min, Map<String, Object> max,
+      String path, long size, long rows, long deletedRows, Map<String, Object> min, Map<String, Object> max,
       Map<String, String> partitionValues, Row scanRow) {
     this.path = path;
     this.size = size;
     this.rows = rows;
+    this.deletedRows = deletedRows;
     this.min = min;
     this.max = max;
     this.partitionValues = partitionValues;
@@ -41,9 +43,22 @@ public final class TableFile {
     return size;
   }
 
-  /** The file's row count, or -1 when its statistics do not say. */
+  /**
+   * The file's live rows (those its deletion vector does not delete), or -1 when its statistics
+   * do not say.
+   */
   public long rows() {
-    return rows;
+    return rows < 0 ? rows : rows - deletedRows;
+  }
+
+  /** Rows of the Parquet file its deletion vector deletes; 0 without one. */
+  public long deletedRows() {
+    return deletedRows;
+  }
+
+  /** The on-disk bytes of the live rows: the file's size scaled by the share of its rows still live. */
+  public long liveBytes() {
+    return rows <= 0 || deletedRows == 0 ? size : Math.round((double) size * (rows - deletedRows) / rows);
   }
 
   /** Minimum per column as the statistics hold it (numbers, or text for strings and dates). */
@@ -57,6 +72,6 @@ public final class TableFile {
 
   @Override
   public String toString() {
-    return path + " (" + rows + " rows, " + size + " bytes)";
+    return path + " (" + rows() + " rows" + (deletedRows > 0 ? " live, " + deletedRows + " deleted" : "") + ", " + size + " bytes)";
   }
 }

@@ -25,6 +25,7 @@ import io.delta.kernel.internal.actions.AddFile;
 import io.delta.kernel.internal.actions.SingleAction;
 import io.delta.kernel.internal.data.ScanStateRow;
 import io.delta.kernel.internal.data.TransactionStateRow;
+import io.delta.kernel.internal.deletionvectors.RoaringBitmapArray;
 import io.delta.kernel.internal.fs.Path;
 import io.delta.kernel.internal.util.Utils;
 import io.delta.kernel.types.StructType;
@@ -153,10 +154,14 @@ public final class TableRewrite {
   public List<Object[]> readRows(TableFile file) {
     List<Column> data = dataColumns();
     List<Object[]> rows = new ArrayList<>();
-    try (CloseableIterator<ColumnarBatch> batches = read(file)) {
+    try (CloseableIterator<FilteredColumnarBatch> batches = read(file)) {
       while (batches.hasNext()) {
-        ColumnarBatch b = batches.next();
+        FilteredColumnarBatch filtered = batches.next();
+        ColumnarBatch b = filtered.getData();
         for (int r = 0; r < b.getSize(); r++) {
+          if (filtered.getSelectionVector().isPresent() && !filtered.getSelectionVector().get().getBoolean(r)) {
+            continue; // deleted by the file's deletion vector: purged
+          }
           Object[] row = new Object[data.size()];
           for (int c = 0; c < data.size(); c++) {
             row[c] = DeltaTableReader.value(b.getColumnVector(c), data.get(c).type(), r);
@@ -241,15 +246,55 @@ public final class TableRewrite {
     };
   }
 
-  private CloseableIterator<ColumnarBatch> read(TableFile file) throws IOException {
+  /**
+   * A file's batches, the rows its deletion vector deletes unselected (the Parquet writer skips
+   * them: a rewrite purges deleted rows).
+   */
+  private CloseableIterator<FilteredColumnarBatch> read(TableFile file) throws IOException {
     if (physicalRead == null) {
-      physicalRead = ScanStateRow.getPhysicalDataReadSchema(base.getScanBuilder().build().getScanState(engine));
+      // Only the stored columns: on a table with deletion vectors Kernel also asks for the row
+      // index, which must not be copied into the new files (positions are counted instead).
+      StructType all = ScanStateRow.getPhysicalDataReadSchema(base.getScanBuilder().build().getScanState(engine));
+      physicalRead = new StructType(all.fields().stream().filter(f -> f.isDataColumn() && !f.isInternalColumn()).toList());
     }
     StructType physical = physicalRead;
+    RoaringBitmapArray deleted = DeletionVectorFile.bitmap(engine, location, file);
+    long[] position = {0};
     return engine.getParquetHandler()
         .readParquetFiles(
             Utils.singletonCloseableIterator(InternalScanFileUtils.getAddFileStatus(file.scanRow)), physical, Optional.empty())
-        .map(FileReadResult::getData);
+        .map(result -> {
+          ColumnarBatch b = result.getData();
+          long first = position[0];
+          position[0] += b.getSize();
+          return new FilteredColumnarBatch(b, deleted == null ? Optional.empty() : Optional.of(new Selection(deleted, first, b.getSize())));
+        });
+  }
+
+  /** Selects the rows of a batch starting at {@code first} in its file that {@code deleted} does not hold. */
+  private record Selection(RoaringBitmapArray deleted, long first, int size) implements ColumnVector {
+    @Override
+    public io.delta.kernel.types.DataType getDataType() {
+      return io.delta.kernel.types.BooleanType.BOOLEAN;
+    }
+
+    @Override
+    public int getSize() {
+      return size;
+    }
+
+    @Override
+    public void close() {}
+
+    @Override
+    public boolean isNullAt(int rowId) {
+      return false;
+    }
+
+    @Override
+    public boolean getBoolean(int rowId) {
+      return !deleted.contains(first + rowId);
+    }
   }
 
   /**
@@ -296,9 +341,16 @@ public final class TableRewrite {
         || !a.getMetadata().getId().equals(b.getMetadata().getId())) {
       return false;
     }
+    // A file and its deletion vector: a merge that deleted more rows of a file since replaced its
+    // add, and removing the old one would leave the new one live beside the rewritten rows.
     Set<String> live = new HashSet<>();
-    DeltaTable.files(engine, fresh, location).forEach(f -> live.add(f.path()));
-    return removed.stream().allMatch(f -> live.contains(f.path()));
+    DeltaTable.files(engine, fresh, location).forEach(f -> live.add(identity(f)));
+    return removed.stream().allMatch(f -> live.contains(identity(f)));
+  }
+
+  private static String identity(TableFile f) {
+    var dv = DeletionVectorFile.descriptor(f);
+    return dv == null ? f.path() : f.path() + "@" + dv.getUniqueId();
   }
 
   private CloseableIterable<Row> actions() {
@@ -314,7 +366,7 @@ public final class TableRewrite {
   /** The batches of several files, one file open at a time. */
   private final class Batches implements CloseableIterator<FilteredColumnarBatch> {
     private final Iterator<TableFile> files;
-    private CloseableIterator<ColumnarBatch> current;
+    private CloseableIterator<FilteredColumnarBatch> current;
 
     Batches(List<TableFile> inputs) {
       this.files = inputs.iterator();
@@ -344,7 +396,7 @@ public final class TableRewrite {
       if (!hasNext()) {
         throw new NoSuchElementException();
       }
-      return new FilteredColumnarBatch(current.next(), Optional.empty());
+      return current.next();
     }
 
     @Override

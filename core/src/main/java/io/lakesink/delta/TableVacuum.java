@@ -7,6 +7,8 @@ import io.delta.kernel.engine.Engine;
 import io.delta.kernel.engine.FileReadResult;
 import io.delta.kernel.internal.SnapshotImpl;
 import io.delta.kernel.internal.TableConfig;
+import io.delta.kernel.internal.actions.DeletionVectorDescriptor;
+import io.delta.kernel.internal.deletionvectors.Base85Codec;
 import io.delta.kernel.internal.snapshot.LogSegment;
 import io.delta.kernel.internal.util.Utils;
 import io.delta.kernel.types.LongType;
@@ -35,13 +37,15 @@ import java.util.TreeSet;
  * <p>A file is kept when the latest snapshot holds it, or when a {@code remove} still inside the
  * retention names it (a reader time-travelling to a retained version needs it); anything else is
  * deleted only once it is older than the retention itself, so the files of a write still in
- * flight are never touched. Nothing under {@code _delta_log} is ever listed, and no name starting
+ * flight are never touched. A deletion vector file is kept as long as a kept file's add or
+ * remove names it, and is otherwise an orphan like any other. Nothing under {@code _delta_log} is ever listed, and no name starting
  * with {@code _} or {@code .} is ever deleted. Listed: the table's root and every partition
  * directory the log names (files of a partition no commit ever reached are not found).
  */
 public final class TableVacuum {
   private static final StructType REMOVES = new StructType()
-      .add("remove", new StructType().add("path", StringType.STRING).add("deletionTimestamp", LongType.LONG));
+      .add("remove", new StructType().add("path", StringType.STRING).add("deletionTimestamp", LongType.LONG)
+          .add("deletionVector", DeletionVectorDescriptor.READ_SCHEMA));
 
   private TableVacuum() {}
 
@@ -56,7 +60,7 @@ public final class TableVacuum {
   public record Candidate(String path, long size) {}
 
   /**
-   * @param live files of the latest version
+   * @param live files of the latest version: data files and the deletion vector files they name
    * @param found data files in storage, live or not
    * @param delete what vacuum deletes
    */
@@ -75,23 +79,34 @@ public final class TableVacuum {
     Set<String> directories = new TreeSet<>(List.of(""));
     long liveBytes = 0;
     List<TableFile> files = DeltaTable.files(engine, snapshot, root);
+    Set<String> liveVectors = new HashSet<>();
     for (TableFile f : files) {
       String p = relative(root, f.path());
       keep.add(p);
       directories.add(parent(p));
       liveBytes += f.size();
+      // A live file's deletion vector file is as live as the file (several files may share one).
+      deletionVectorFile(root, DeletionVectorFile.descriptor(f)).ifPresent(dv -> {
+        keep.add(dv);
+        liveVectors.add(dv);
+        directories.add(parent(dv));
+      });
     }
-    for (String[] removed : removes(engine, ((SnapshotImpl) snapshot).getLogSegment())) {
-      String p = relative(root, removed[0]);
+    for (Removed removed : removes(engine, ((SnapshotImpl) snapshot).getLogSegment())) {
+      String p = relative(root, removed.path());
       directories.add(parent(p));
-      long deletedAt = removed[1] == null ? 0 : Long.parseLong(removed[1]);
+      Optional<String> dv = deletionVectorFile(root, removed.deletionVector());
+      dv.ifPresent(d -> directories.add(parent(d)));
+      long deletedAt = removed.deletionTimestamp() == null ? 0 : removed.deletionTimestamp();
       if (deletedAt > cutoff) {
         keep.add(p);
+        dv.ifPresent(keep::add); // a retained version reads the file with the vector it had then
       }
     }
     List<Candidate> delete = new ArrayList<>();
     int found = 0;
     long foundBytes = 0;
+    int live = files.size();
     for (String dir : directories) {
       for (FileStatus listed : list(engine, dir.isEmpty() ? root : root + "/" + dir)) {
         String p = relative(root, listed.getPath());
@@ -101,13 +116,17 @@ public final class TableVacuum {
         }
         found++;
         foundBytes += listed.getSize();
+        if (liveVectors.contains(p)) {
+          live++; // the latest version's vector files count as live, as its data files do
+          liveBytes += listed.getSize();
+        }
         if (keep.contains(p) || listed.getModificationTime() >= cutoff) {
           continue;
         }
         delete.add(new Candidate(p, listed.getSize()));
       }
     }
-    return new Plan(snapshot.getVersion(), files.size(), liveBytes, found, foundBytes, delete);
+    return new Plan(snapshot.getVersion(), live, liveBytes, found, foundBytes, delete);
   }
 
   /** Deletes one planned file; false when it was already gone. */
@@ -121,9 +140,28 @@ public final class TableVacuum {
     }
   }
 
+  /** The deletion vector file a descriptor names, relative to the root; empty for none or an inline one. */
+  private static Optional<String> deletionVectorFile(String root, DeletionVectorDescriptor dv) {
+    if (dv == null || !dv.isOnDisk()) {
+      return Optional.empty();
+    }
+    if (DeletionVectorDescriptor.UUID_DV_MARKER.equals(dv.getStorageType())) {
+      // Relative by definition: an optional random prefix (a directory), then the encoded UUID.
+      String value = dv.getPathOrInlineDv();
+      int prefixLength = value.length() - Base85Codec.ENCODED_UUID_LENGTH;
+      String prefix = value.substring(0, prefixLength);
+      String name = DeletionVectorFile.FILE_PREFIX + Base85Codec.decodeUUID(value.substring(prefixLength)) + ".bin";
+      return Optional.of(prefix.isEmpty() ? name : prefix + "/" + name);
+    }
+    return Optional.of(relative(root, dv.getPathOrInlineDv()));
+  }
+
+  /** A {@code remove} of the log: the file, when, and the deletion vector it had (or null). */
+  private record Removed(String path, Long deletionTimestamp, DeletionVectorDescriptor deletionVector) {}
+
   /** Every {@code remove} in the log the snapshot reads: its checkpoint, then the commits after it. */
-  private static List<String[]> removes(Engine engine, LogSegment segment) {
-    List<String[]> out = new ArrayList<>();
+  private static List<Removed> removes(Engine engine, LogSegment segment) {
+    List<Removed> out = new ArrayList<>();
     try {
       if (!segment.getCheckpoints().isEmpty()) {
         try (CloseableIterator<FileReadResult> batches = engine.getParquetHandler().readParquetFiles(
@@ -143,13 +181,15 @@ public final class TableVacuum {
     return out;
   }
 
-  private static void collect(ColumnarBatch batch, List<String[]> out) {
+  private static void collect(ColumnarBatch batch, List<Removed> out) {
     ColumnVector remove = batch.getColumnVector(0);
     ColumnVector path = remove.getChild(0);
     ColumnVector deleted = remove.getChild(1);
+    ColumnVector dv = remove.getChild(2);
     for (int r = 0; r < batch.getSize(); r++) {
       if (!remove.isNullAt(r) && !path.isNullAt(r)) {
-        out.add(new String[] {path.getString(r), deleted.isNullAt(r) ? null : String.valueOf(deleted.getLong(r))});
+        out.add(new Removed(path.getString(r), deleted.isNullAt(r) ? null : deleted.getLong(r),
+            DeletionVectorDescriptor.fromColumnVector(dv, r)));
       }
     }
   }

@@ -122,7 +122,7 @@ public final class TableMaintenance {
     long target = settings.targetFileBytes();
     Map<Map<String, String>, List<TableFile>> byPartition = new LinkedHashMap<>();
     for (TableFile f : files) {
-      if (f.size() < target / 2) {
+      if (f.size() < target / 2 || purges(f)) {
         byPartition.computeIfAbsent(f.partitionValues(), p -> new ArrayList<>()).add(f);
       }
     }
@@ -141,8 +141,20 @@ public final class TableMaintenance {
       }
       bins.add(bin);
     }
-    bins.removeIf(b -> b.size() < 2);
+    bins.removeIf(b -> b.size() < 2 && !purges(b.get(0)));
     return bins;
+  }
+
+  /**
+   * Share of a file's rows its deletion vector may delete before optimize rewrites it, purging them:
+   * delta-spark's default ({@code spark.databricks.delta.optimize.maxDeletedRowsRatio}, 0.05).
+   */
+  static final double PURGE_DELETED_SHARE = 0.05;
+
+  /** Whether a file's deletion vector deletes enough of it to rewrite it without those rows. */
+  static boolean purges(TableFile f) {
+    long physical = f.rows() + f.deletedRows();
+    return f.deletedRows() > 0 && physical > 0 && (double) f.deletedRows() / physical > PURGE_DELETED_SHARE;
   }
 
   /**
@@ -157,7 +169,11 @@ public final class TableMaintenance {
     long target = settings.targetFileBytes();
     long small = files.stream().filter(f -> f.size() < target / 2).count();
     boolean oversized = files.stream().anyMatch(f -> f.size() > target + target / 2);
-    if (files.isEmpty() || (files.size() < 2 && !oversized) || (small < 2 && !oversized && !keyRangesOverlap(files))) {
+    // Rows deleted by deletion vectors: a merge's updated rows went to new files, so the key
+    // ranges overlap anyway; a file with a large deleted share is reason enough on its own.
+    boolean purging = files.stream().anyMatch(TableMaintenance::purges);
+    if (files.isEmpty() || (files.size() < 2 && !oversized && !purging)
+        || (small < 2 && !oversized && !purging && !keyRangesOverlap(files))) {
       return List.of();
     }
     return List.of(files);

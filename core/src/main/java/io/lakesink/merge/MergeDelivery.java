@@ -24,9 +24,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * MERGE delivery: each batch applied in place to {@code <table>}, one row per key, with a
- * copy-on-write rewrite of the files that hold the batch's keys. The removes, the new files and
- * the source offsets go in one Delta commit.
+ * MERGE delivery: each batch applied in place to {@code <table>}, one row per key: the rows it
+ * replaces are deleted with deletion vectors (a table created with them, {@link
+ * MergeSettings.DeletionVectors}), or the files that hold them are rewritten (copy-on-write). The
+ * vectors or removes, the new files and the source offsets go in one Delta commit.
  *
  * <p>Per batch: the latest change of each key wins ({@link MergeBatch}), and it applies only if it
  * ranks at or above the stored row ({@link TableMerge}), as the current-state view ranks changes;
@@ -102,6 +103,9 @@ public final class MergeDelivery extends BufferedDelivery {
 
   @Override
   protected long write(List<ChangeEvent> events, CommitOffsets offsets) {
+    if (settings.deletionVectors() == MergeSettings.DeletionVectors.ALL && table.exists() && !table.deletionVectorsEnabled()) {
+      table.enableDeletionVectors(); // the operator opted in (docs/merge.md): one commit of its own
+    }
     List<Column> existing = table.columns().orElse(List.of());
     RowLayout layout = new RowLayout(tableName(), existing, events, metadata);
     List<Object[]> rows = new ArrayList<>(events.size());
@@ -163,9 +167,13 @@ public final class MergeDelivery extends BufferedDelivery {
     if (files.isEmpty()) {
       return TableMerge.merge(null, pending, files, layout, batch, deletedKeys);
     }
-    TableMerge merge = TableMerge.merge(table.rowReader(layout.columns()), pending, files, layout, batch, deletedKeys);
-    log.debug("Merge into {}: {} files, {} read, {} rewritten ({} rows, {} bytes), {} rows inserted", tableName(), files.size(),
-        merge.filesRead, merge.rewritten.size(), merge.rowsRewritten, merge.bytesRewritten, merge.rows.size());
+    TableMerge merge = table.deletionVectorsEnabled()
+        ? TableMerge.mergeWithDeletionVectors(
+            table.positionedReader(layout.columns(), TableMerge.columnsRead(batch)), pending, files, layout, batch, deletedKeys)
+        : TableMerge.merge(table.rowReader(layout.columns()), pending, files, layout, batch, deletedKeys);
+    log.debug("Merge into {}: {} files, {} read, {} rewritten ({} rows, {} bytes), {} with rows deleted by deletion vectors"
+            + " ({} rows), {} rows written", tableName(), files.size(), merge.filesRead, merge.rewritten.size(),
+        merge.rowsRewritten, merge.bytesRewritten, merge.filesWithDeletes, merge.rowsDeleted, merge.rows.size());
     return merge;
   }
 
@@ -187,6 +195,11 @@ public final class MergeDelivery extends BufferedDelivery {
 
   @Override
   protected Map<String, String> tableProperties() {
-    return Map.of("delta.checkpointInterval", "10");
+    if (settings.deletionVectors() == MergeSettings.DeletionVectors.NONE) {
+      return Map.of("delta.checkpointInterval", "10");
+    }
+    // A new table gets deletion vectors (docs/merge.md): merges then delete replaced rows by
+    // position instead of rewriting every file that holds one.
+    return Map.of("delta.checkpointInterval", "10", DeltaTable.ENABLE_DELETION_VECTORS, "true");
   }
 }

@@ -8,13 +8,41 @@ import java.time.Duration;
  * @param scanLimitBytes what one merge may hold in memory ({@code DELTA_MERGE_SCAN_LIMIT_MB})
  * @param snapshotIdle an initial snapshot is published after this long without new rows
  * @param snapshotMaxRows … or every this many rows
+ * @param deletionVectors which MERGE tables get deletion vectors (docs/merge.md)
  */
-public record MergeSettings(long scanLimitBytes, Duration snapshotIdle, long snapshotMaxRows) {
+public record MergeSettings(long scanLimitBytes, Duration snapshotIdle, long snapshotMaxRows, DeletionVectors deletionVectors) {
   public static final long DEFAULT_SCAN_LIMIT_MB = 512;
   public static final MergeSettings DEFAULT =
-      new MergeSettings(DEFAULT_SCAN_LIMIT_MB << 20, Duration.ofSeconds(30), 1_000_000);
+      new MergeSettings(DEFAULT_SCAN_LIMIT_MB << 20, Duration.ofSeconds(30), 1_000_000, DeletionVectors.NEW_TABLES);
+
+  public MergeSettings(long scanLimitBytes, Duration snapshotIdle, long snapshotMaxRows) {
+    this(scanLimitBytes, snapshotIdle, snapshotMaxRows, DeletionVectors.NEW_TABLES);
+  }
 
   public MergeSettings withScanLimitMb(long mb) {
-    return new MergeSettings(mb << 20, snapshotIdle, snapshotMaxRows);
+    return new MergeSettings(mb << 20, snapshotIdle, snapshotMaxRows, deletionVectors);
+  }
+
+  public MergeSettings withDeletionVectors(DeletionVectors mode) {
+    return new MergeSettings(scanLimitBytes, snapshotIdle, snapshotMaxRows, mode);
+  }
+
+  /**
+   * Which MERGE tables delete replaced rows with deletion vectors instead of rewriting their files.
+   * A table with them needs readers with deletion vector support (reader protocol 3), so a table
+   * created without them keeps copy-on-write unless the operator asks ({@link #ALL}).
+   */
+  public enum DeletionVectors {
+    /** Tables this worker creates get them; existing tables keep what they have. */
+    NEW_TABLES,
+    /** Also turned on for existing MERGE tables (raises their protocol to reader 3 / writer 7). */
+    ALL,
+    /** New tables are created without them (copy-on-write); a table that has them keeps using them. */
+    NONE;
+
+    /** The configuration value: {@code new_tables}, {@code all}, {@code none}. */
+    public String configValue() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
   }
 }

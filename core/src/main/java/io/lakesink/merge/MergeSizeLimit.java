@@ -33,7 +33,8 @@ final class MergeSizeLimit {
     long rows = 0;
     long bytes = 0;
     for (TableFile f : files) {
-      bytes += f.size();
+      // Live rows and their share of the bytes: rows a deletion vector deletes are never read.
+      bytes += f.liveBytes();
       rows += f.rows() >= 0 ? f.rows() : 0;
     }
     if (rows == 0) {

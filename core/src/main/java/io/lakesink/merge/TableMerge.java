@@ -4,14 +4,19 @@ import io.lakesink.changelog.ChangelogColumns;
 import io.lakesink.delivery.RowLayout;
 import io.lakesink.delta.DeltaTable.PendingWrite;
 import io.lakesink.delta.FileRowReader;
+import io.lakesink.delta.PositionedRowReader;
 import io.lakesink.delta.TableFile;
 import io.lakesink.event.ChangeEvent;
 import io.lakesink.event.Column;
 import io.lakesink.merge.KeyColumns.RowKey;
 import io.lakesink.view.ChangeOrder;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -20,7 +25,9 @@ import java.util.Set;
  * What one batch does to the table: the files it rewrote (already written), the rows of keys the
  * table does not hold, plus the deletes to remember once committed.
  *
- * <p>A keyed batch is merged copy-on-write, file by file: each file that may hold a batch key is
+ * <p>A keyed batch is merged with deletion vectors when the table has them ({@link
+ * #mergeWithDeletionVectors}: the replaced rows are deleted by position, the changed rows written
+ * with the inserts), else copy-on-write, file by file: each file that may hold a batch key is
  * read, merged and, when a change applies to one of its rows, written again at once, sorted by
  * the key, before the next file is read; so a merge holds one file's rows per lane ({@link
  * ParallelFiles}), not the table's. A change applies when it ranks at or above the stored row
@@ -40,6 +47,9 @@ final class TableMerge {
   int filesRead;
   long rowsRewritten;
   long bytesRewritten;
+  /** Files whose replaced rows a deletion vector deletes (kept, not rewritten), and those rows. */
+  int filesWithDeletes;
+  long rowsDeleted;
 
   private TableMerge() {}
 
@@ -86,14 +96,107 @@ final class TableMerge {
         m.written.addAll(f.written);
       }
     }
+    m.insertMissing(batch, found, deleted, order);
+    return m;
+  }
+
+  /**
+   * Merges the batch with deletion vectors: of each file that may hold a batch key only the key
+   * and ordering columns are read, the rows a change replaces or deletes are deleted by position
+   * ({@link PendingWrite#deleteRows}, on top of the file's current vector), and the changed rows
+   * go to the new file with the inserts. No file is rewritten.
+   *
+   * @param reader reads the key and ordering columns ({@link #columnsRead}) with row positions
+   */
+  static TableMerge mergeWithDeletionVectors(
+      PositionedRowReader reader, PendingWrite out, List<TableFile> files, RowLayout layout, MergeBatch batch,
+      DeletedKeys deleted) {
+    TableMerge m = new TableMerge();
+    KeyOrder order = new KeyOrder(batch.keyColumns().get(0));
+    Ranks ranks = new Ranks(layout);
+    List<TableFile> candidates = FilePruning.candidates(files, keysByColumns(layout, batch));
+    List<FileDeletes> merged = ParallelFiles.map(candidates, LANES, file -> FileDeletes.of(file, reader.read(file), batch, ranks));
+    Set<RowKey> found = new HashSet<>();
+    Set<MergeBatch.Change> changed = Collections.newSetFromMap(new IdentityHashMap<>());
+    for (FileDeletes f : merged) {
+      m.filesRead++;
+      found.addAll(f.found);
+      if (f.positions.length > 0) {
+        out.deleteRows(f.file, f.positions);
+        m.filesWithDeletes++;
+        m.rowsDeleted += f.positions.length;
+        m.deletes.putAll(f.deletes);
+        m.written.addAll(f.written);
+        changed.addAll(f.upserts);
+      }
+    }
+    // Each change once, however many stored rows it replaced (a key held twice, or key columns that changed).
+    changed.forEach(c -> m.rows.add(c.row()));
+    m.insertMissing(batch, found, deleted, order);
+    return m;
+  }
+
+  /** The columns a merge with deletion vectors reads: every key column of the batch, and the ordering ones. */
+  static List<String> columnsRead(MergeBatch batch) {
+    LinkedHashSet<String> names = new LinkedHashSet<>();
+    batch.keyColumns().forEach(k -> names.addAll(k.names()));
+    names.addAll(List.of(ChangelogColumns.TS_MS, ChangelogColumns.PARTITION, ChangelogColumns.OFFSET));
+    return List.copyOf(names);
+  }
+
+  /** Adds the changes of keys the table does not hold (any more), then sorts the rows to write by key. */
+  private void insertMissing(MergeBatch batch, Set<RowKey> found, DeletedKeys deleted, KeyOrder order) {
     batch.latest.forEach((key, change) -> {
       ChangeOrder deletedAt = deleted.deletedAt(key);
       if (!found.contains(key) && (deletedAt == null || !deletedAt.isAfter(change.order()))) {
-        m.applied(List.of(key), change, m.rows, m.deletes, m.written); // a key the table does not hold (any more)
+        applied(List.of(key), change, rows, deletes, written); // a key the table does not hold (any more)
       }
     });
-    m.rows.sort(order);
-    return m;
+    rows.sort(order);
+  }
+
+  /** One file's rows a batch replaces or deletes, by position. */
+  private static final class FileDeletes {
+    final TableFile file;
+    final Set<RowKey> found = new HashSet<>();
+    final Map<RowKey, ChangeOrder> deletes = new LinkedHashMap<>();
+    final Set<RowKey> written = new HashSet<>();
+    final List<MergeBatch.Change> upserts = new ArrayList<>();
+    long[] positions;
+
+    private FileDeletes(TableFile file) {
+      this.file = file;
+    }
+
+    static FileDeletes of(TableFile file, PositionedRowReader.Rows stored, MergeBatch batch, Ranks ranks) {
+      FileDeletes f = new FileDeletes(file);
+      long[] positions = new long[16];
+      int n = 0;
+      for (int i = 0; i < stored.rows().size(); i++) {
+        Object[] row = stored.rows().get(i);
+        List<RowKey> keys = batch.keysOf(row);
+        if (keys.isEmpty()) {
+          continue;
+        }
+        f.found.addAll(keys);
+        MergeBatch.Change change = batch.latestOf(keys);
+        if (ranks.of(row).isAfter(change.order())) {
+          continue; // written by a later change than the batch's
+        }
+        if (n == positions.length) {
+          positions = Arrays.copyOf(positions, n * 2);
+        }
+        positions[n++] = stored.positions()[i];
+        if (change.deletes()) {
+          keys.forEach(k -> f.deletes.put(k, change.order()));
+        } else {
+          f.upserts.add(change);
+          f.written.addAll(keys);
+        }
+      }
+      f.positions = Arrays.copyOf(positions, n);
+      return f;
+    }
   }
 
   /** One file merged with the batch: the rows to write back if a change applied to one. */

@@ -82,7 +82,7 @@ class MergeDeliveryTest {
 
   @Test
   void onlyTheFilesHoldingTheBatchKeysAreRewritten() {
-    MergeDelivery d = delivery(List.of("id"), MergeSettings.DEFAULT);
+    MergeDelivery d = delivery(List.of("id"), MergeSettings.DEFAULT.withDeletionVectors(MergeSettings.DeletionVectors.NONE));
     for (int file = 0; file < 3; file++) {
       for (long id = file * 100; id < file * 100 + 50; id++) {
         d.accept(event("t", 0, id, Operation.CREATE, 1L, row("id", id, "v", "a")));

@@ -60,6 +60,26 @@ class MaintenanceInteropTest {
   private Subscription changelog;
   private Subscription merged;
 
+  private DeltaTable vectors;
+  private DeltaTable copyOnWrite;
+
+  /** Delivers the MERGE topic into its own directory with {@code delivery.merge_deletion_vectors}. */
+  private DeltaTable mergeOnly(String deletionVectors, String name) {
+    WorkerConfig config = ConfigLoader.fromSystemEnvironment().parse("""
+        kafka: {bootstrap_servers: %s, group_id: maint-interop-%s, properties: {max.poll.records: 40}}
+        storage: {type: local, path: %s}
+        delivery: {flush_interval: 10m, flush_rows: 40, merge_deletion_vectors: %s}
+        maintenance: {enabled: false}
+        subscriptions:
+          - {topic: %s, table: accounts, mode: merge, primary_key: [id]}
+        """.formatted(broker.bootstrapServers(), name, dir.resolve("tables-" + name), deletionVectors, MERGE_TOPIC), name);
+    TableStorage s = Pipeline.storage(config.storage());
+    try (KafkaWorker worker = Pipeline.worker(config, s, FlushHook.NONE, Clock.systemUTC())) {
+      assertTrue(worker.run(true).allDelivering());
+    }
+    return Pipeline.table(s, KernelEngine.create(s), config.subscriptions().get(0));
+  }
+
   @BeforeAll
   void deliver() {
     broker = LocalKafkaBroker.start();
@@ -81,6 +101,10 @@ class MaintenanceInteropTest {
     try (KafkaWorker worker = Pipeline.worker(config, storage, FlushHook.NONE, Clock.systemUTC())) {
       assertTrue(worker.run(true).allDelivering());
     }
+    // The same MERGE topic twice more, each table kept as written: with deletion vectors (the
+    // default for a new table) and copy-on-write, to compare what delta-spark reads.
+    vectors = mergeOnly("new_tables", "vectors");
+    copyOnWrite = mergeOnly("none", "cow");
     spark = SparkSession.builder()
         .appName("lakesink-maintenance-interop")
         .master("local[1]")
@@ -151,6 +175,40 @@ class MaintenanceInteropTest {
   @Test
   void mergeTableReadsTheSameAfterOptimizeAndVacuum() {
     check(merged, List.of("id"));
+  }
+
+  @Test
+  void aMergeTableWithDeletionVectorsReadsAsTheCopyOnWriteOneAndVacuumsClean() {
+    assertTrue(vectors.files().stream().anyMatch(f -> f.deletedRows() > 0), "merges deleted rows with deletion vectors");
+    assertTrue(copyOnWrite.files().stream().allMatch(f -> f.deletedRows() == 0));
+    List<String> expected = sparkRows(copyOnWrite);
+    assertEquals(expected, sparkRows(vectors), "delta-spark reads the same rows from both tables");
+
+    Row detail = spark.sql("DESCRIBE DETAIL delta.`" + vectors.location() + "`").collectAsList().get(0);
+    assertEquals(3, detail.getInt(detail.fieldIndex("minReaderVersion")));
+    assertEquals(7, detail.getInt(detail.fieldIndex("minWriterVersion")));
+    assertTrue(scala.jdk.javaapi.CollectionConverters.asJava(detail.<String>getSeq(detail.fieldIndex("tableFeatures")))
+        .contains("deletionVectors"), detail.toString());
+    Row cowDetail = spark.sql("DESCRIBE DETAIL delta.`" + copyOnWrite.location() + "`").collectAsList().get(0);
+    assertEquals(1, cowDetail.getInt(cowDetail.fieldIndex("minReaderVersion")), "copy-on-write keeps the old protocol");
+    List<Row> history = spark.sql("DESCRIBE HISTORY delta.`" + vectors.location() + "`").collectAsList();
+    assertEquals(vectors.version() + 1, history.size());
+
+    // Our vacuum past the retention, then delta-spark's strictest look: nothing left to remove,
+    // and the vector files the live files name are still there (the rows read the same).
+    Clock later = Clock.fixed(Instant.now().plus(Duration.ofDays(8)), ZoneOffset.UTC);
+    // (Merges with vectors remove no data file; a vector file goes only once no live file names it.)
+    new TableMaintenance("accounts", vectors, List.of("id"), SMALL, later, line -> {}).vacuum(Optional.empty(), false, false);
+    assertEquals(expected, sparkRows(vectors), "delta-spark reads the vacuumed table identically");
+    List<Row> left = spark.sql("VACUUM delta.`" + vectors.location() + "` RETAIN 0 HOURS DRY RUN").collectAsList();
+    assertEquals(List.of(), left, "delta-spark's own vacuum finds files lakesink should have removed");
+
+    // Optimize purges the deleted rows: no vector left, the same rows.
+    OptimizeResult optimized = new TableMaintenance("accounts", vectors, List.of("id"), SMALL, Clock.systemUTC(), line -> {})
+        .optimize(false);
+    assertTrue(optimized.committed(), optimized.toString());
+    assertTrue(vectors.files().stream().allMatch(f -> f.deletedRows() == 0));
+    assertEquals(expected, sparkRows(vectors), "delta-spark reads the optimized table identically");
   }
 
   private void check(Subscription s, List<String> key) {

@@ -59,7 +59,9 @@ record ConfigFile(
     }
   }
 
-  record DeliverySection(String flushInterval, String flushRows, String flushBytes, String mergeScanLimitMb, String maxBufferBytes) {}
+  record DeliverySection(
+      String flushInterval, String flushRows, String flushBytes, String mergeScanLimitMb, String maxBufferBytes,
+      String mergeDeletionVectors) {}
 
   record SubscriptionSection(
       String topic,

@@ -58,6 +58,7 @@ final class ConfigValidator {
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-]{1,64}");
   private static final String MODES = words(DeliveryMode.values());
   private static final String FORMATS = words(SourceFormat.values());
+  private static final String DELETION_VECTORS = words(MergeSettings.DeletionVectors.values());
   /** Kafka's own rule for group.instance.id (the same as for topic names). */
   private static final Pattern INSTANCE_ID = Pattern.compile("[A-Za-z0-9._-]{1,249}");
   private static final Set<String> AZURE_ONLY = Set.of(
@@ -84,7 +85,7 @@ final class ConfigValidator {
         throw Errors.missing("schema_registry.url", "subscriptions[" + i + "] reads Avro, which needs the schema registry's URL");
       }
     }
-    DeliverySection delivery = f.delivery() == null ? new DeliverySection(null, null, null, null, null) : f.delivery();
+    DeliverySection delivery = f.delivery() == null ? new DeliverySection(null, null, null, null, null, null) : f.delivery();
     WorkerConfig.CatalogSettings catalog = catalog(f.catalog()).withCurrentState(currentStates(f.subscriptions(), f.catalog()));
     Map<String, WorkerConfig.CatalogSettings> named = namedCatalogs(f.catalogs());
     return new WorkerConfig(kafka(f.kafka()), storage(f.storage()), flushPolicy(delivery), subscriptions, registry,
@@ -193,6 +194,12 @@ final class ConfigValidator {
 
   /** {@code LAKESINK_DELIVERY_MERGE_SCAN_LIMIT_MB}, the file, {@code DELTA_MERGE_SCAN_LIMIT_MB}, 512. */
   private MergeSettings merge(DeliverySection d) {
+    MergeSettings.DeletionVectors vectors = word(MergeSettings.DeletionVectors.class, d.mergeDeletionVectors(),
+        MergeSettings.DeletionVectors.NEW_TABLES, "delivery.merge_deletion_vectors", DELETION_VECTORS);
+    return mergeScanLimit(d).withDeletionVectors(vectors);
+  }
+
+  private MergeSettings mergeScanLimit(DeliverySection d) {
     if (d.mergeScanLimitMb() == null) {
       return MergeSettings.DEFAULT;
     }

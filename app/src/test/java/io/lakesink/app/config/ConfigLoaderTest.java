@@ -66,6 +66,18 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void newMergeTablesGetDeletionVectorsUnlessTheKeySaysOtherwise() {
+    assertEquals(io.lakesink.merge.MergeSettings.DeletionVectors.NEW_TABLES, loader.parse(MINIMAL, "test").merge().deletionVectors());
+    WorkerConfig all = loader.parse(MINIMAL + "delivery: {merge_deletion_vectors: all, merge_scan_limit_mb: 256}\n", "test");
+    assertEquals(io.lakesink.merge.MergeSettings.DeletionVectors.ALL, all.merge().deletionVectors());
+    assertEquals(256L << 20, all.merge().scanLimitBytes());
+    assertEquals(io.lakesink.merge.MergeSettings.DeletionVectors.NONE,
+        loader.parse(MINIMAL + "delivery: {merge_deletion_vectors: none}\n", "test").merge().deletionVectors());
+    assertMessage(MINIMAL + "delivery: {merge_deletion_vectors: sometimes}\n",
+        "'delivery.merge_deletion_vectors' is 'sometimes': use new_tables, all or none");
+  }
+
+  @Test
   void columnMappingIsReadAndItsFlagsMakeTheKey() {
     WorkerConfig c = loader.parse(MINIMAL.replace("table: orders}", """
         table: orders, columns: [{source: id, name: order_id, cast: long, primary_key: true}, status, {source: amt, cast: decimal}]}"""), "test");
