@@ -340,9 +340,11 @@ public abstract class BufferedDelivery implements TableDelivery {
       return job.kept(l.next());
     }
     giveBack(job);
-    if (outcome instanceof FlushOutcome.Failed f) {
+    if (outcome instanceof FlushOutcome.Failed f && health.delivering()) {
       throw failed(f.error());
     }
+    // Quarantined while the batch was in flight (a record that cannot be decoded): the table's
+    // reason stays the first one, and its events are gone with the buffer.
     return Map.of();
   }
 
