@@ -73,16 +73,21 @@ class AzureEndToEndTest {
           AzureStorageSettings.fromConfig(w.config().storage().settings()),
           AzureClientOptions.defaults().withRetries(2, Duration.ofMillis(50), Duration.ofMillis(200)).withTryTimeout(Duration.ofSeconds(5)));
 
-      // Azurite goes away just before the third commit, and comes back when the worker next
-      // tries to write after its retries for that commit ran out.
+      // Azurite goes away just before the first commit, and comes back when the worker next
+      // starts writing, after its retries for that commit ran out (they fail re-reading the log,
+      // before any write). The first commit, not a later one: it is written on a writer thread
+      // while the poll thread reads on, and a flush written beside polling takes everything read
+      // while the previous one was in flight, so the 60 events may take only two commits, the
+      // second one the final flush (an outage there is exit code 6, not this test's case).
+      // Whether the loop or the final flush retries the failed batch, it is written once.
       AtomicInteger commits = new AtomicInteger();
       AtomicBoolean down = new AtomicBoolean();
       AtomicInteger outageWrites = new AtomicInteger();
       FlushHook outage = (table, step) -> {
-        if (step == FlushStep.BEFORE_COMMIT && commits.incrementAndGet() == 3) {
+        if (step == FlushStep.BEFORE_COMMIT && commits.incrementAndGet() == 1) {
           azurite.stop();
           down.set(true);
-        } else if (step == FlushStep.BEFORE_WRITE && down.get() && outageWrites.incrementAndGet() == 2) {
+        } else if (step == FlushStep.BEFORE_WRITE && down.get() && outageWrites.incrementAndGet() == 1) {
           azurite.restart();
           down.set(false);
         }
@@ -90,7 +95,7 @@ class AzureEndToEndTest {
 
       assertEquals(Main.OK, Commands.run(w.config(), storage, true, outage));
 
-      assertTrue(outageWrites.get() >= 2, "the worker kept trying through the outage");
+      assertTrue(outageWrites.get() >= 1, "the worker tried again after the flush that met the outage");
       List<Map<String, Object>> rows = io.lakesink.delta.DeltaTableReader.readAll(
           Pipeline.table(storage, io.lakesink.delta.KernelEngine.create(storage), w.subscription("t")));
       ChangelogEndToEndTest.assertNoDuplicatePositions(rows);

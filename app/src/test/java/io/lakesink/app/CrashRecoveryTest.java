@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.junit.jupiter.api.Timeout;
@@ -35,11 +36,20 @@ class CrashRecoveryTest {
 
   @TempDir Path data;
 
-  /** Dies the third time the worker reaches {@code crashAt}: after some commits, before others. */
-  static FlushHook crashOnThird(FlushStep crashAt) {
+  /**
+   * Dies in the middle of the stream: at the second flush's step, or right after the first
+   * commit. Not later: a flush written beside polling takes everything read while the previous
+   * one was in flight, so a short stream may take only two commits (the first one at
+   * {@code flush_rows}, after at most one poll more; the rest). A crashed process does nothing
+   * more: the flush that closing the consumer runs (its revoke callback) dies as well.
+   */
+  static FlushHook crashMidStream(FlushStep crashAt) {
     AtomicInteger calls = new AtomicInteger();
+    AtomicBoolean dead = new AtomicBoolean();
+    int crashOn = crashAt == FlushStep.AFTER_COMMIT ? 1 : 2;
     return (table, step) -> {
-      if (step == crashAt && calls.incrementAndGet() == 3) {
+      if (dead.get() || (step == crashAt && calls.incrementAndGet() == crashOn)) {
+        dead.set(true);
         throw new SimulatedCrash(step.name());
       }
     };
@@ -63,7 +73,7 @@ class CrashRecoveryTest {
     w.delivery = "  flush_interval: 1s\n  flush_rows: 15\n";
     w.kafkaExtra = "  properties:\n    max.poll.records: \"7\"\n";
 
-    assertThrows(SimulatedCrash.class, () -> w.runToEnd(crashOnThird(crashAt)));
+    assertThrows(SimulatedCrash.class, () -> w.runToEnd(crashMidStream(crashAt)));
     int before = w.rows("t").size();
     assertTrue(before < 2 * EVENTS_PER_PARTITION, "the crash happened mid-stream (" + before + " rows)");
 
@@ -108,7 +118,7 @@ class CrashRecoveryTest {
     WorkerHarness w = new WorkerHarness(data).subscribe("- {topic: " + topic + ", table: m, mode: merge, primary_key: [id]}");
     w.delivery = "  flush_interval: 1s\n  flush_rows: 15\n";
     w.kafkaExtra = "  properties:\n    max.poll.records: \"7\"\n";
-    assertThrows(SimulatedCrash.class, () -> w.runToEnd(crashOnThird(crashAt)));
+    assertThrows(SimulatedCrash.class, () -> w.runToEnd(crashMidStream(crashAt)));
 
     assertEquals(Main.OK, w.runToEnd());
 

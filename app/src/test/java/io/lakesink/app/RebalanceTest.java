@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.lakesink.delivery.DeliveryContext;
 import io.lakesink.delivery.FlushHook;
 import io.lakesink.delivery.FlushStep;
+import io.lakesink.delivery.FlushWriters;
 import io.lakesink.delivery.SourcePartition;
 import io.lakesink.kafka.KafkaWorker;
 import io.lakesink.quarantine.QuarantineStore;
@@ -95,7 +96,10 @@ class RebalanceTest {
       }
     };
     produce(200);
-    RunningWorker zombie = start(stall, localStorage());
+    // A poll loop that stalls (a long GC pause, a slow storage call on the poll thread): flushes
+    // on the poll thread reproduce it. A flush stalled on a writer thread no longer stalls the
+    // loop; that case is aRevokeWhileAFlushIsStalledOnItsWriterThread...
+    RunningWorker zombie = start(stall, localStorage(), FlushWriters.SYNCHRONOUS);
     awaitDelivered(200);
     armed.set(true); // the worker's next flush stalls: set before these events arrive
     produce(200);
@@ -108,6 +112,55 @@ class RebalanceTest {
     awaitAllDelivered();
     assertTrue(successor.thread.isAlive() && zombie.thread.isAlive(), "both workers keep running");
     assertExactlyOnce(mode);
+  }
+
+  /**
+   * The worker keeps polling while its flush is stalled on the writer thread, so it stays in the
+   * group: the revoke waits for the flush within the poll budget, then gives the partitions up
+   * and the successor gets its share at once. The stalled batch, released later, lands only what
+   * the successor did not write (the fence), and nothing is lost.
+   */
+  @org.junit.jupiter.api.Test
+  void aRevokeWhileAFlushIsStalledOnItsWriterThreadGivesThePartitionsUpAndStaysExactlyOnce() throws Exception {
+    setUp("changelog");
+    CountDownLatch stalled = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    AtomicBoolean armed = new AtomicBoolean();
+    FlushHook stall = (table, step) -> {
+      if (step == FlushStep.BEFORE_COMMIT && armed.compareAndSet(true, false)) {
+        stalled.countDown();
+        await(release);
+      }
+    };
+    produce(200);
+    RunningWorker first = start(stall, localStorage(), FlushWriters.pool(1));
+    awaitDelivered(200);
+    armed.set(true);
+    produce(200);
+    assertTrue(stalled.await(120, TimeUnit.SECONDS), "the first worker's flush stalled");
+    RunningWorker successor = start(FlushHook.NONE, localStorage());
+    try {
+      // Shared, not all moved to the successor: the first worker was not evicted.
+      awaitCondition(() -> {
+        Map<Integer, Long> lag = lagOf(successor);
+        if (lag.isEmpty() || lag.size() == PARTITIONS) {
+          return false;
+        }
+        Map<SourcePartition, Long> stored = harness.storedOffsets("t", topic, PARTITIONS);
+        return lag.keySet().stream().allMatch(p -> stream.end(p).equals(stored.get(new SourcePartition(topic, p))));
+      }, "the successor delivered its share of the partitions while the first worker's flush is stalled");
+    } finally {
+      release.countDown(); // the stalled commit goes on with events its successor may have committed
+    }
+    produce(200);
+    awaitAllDelivered();
+    assertTrue(successor.thread.isAlive() && first.thread.isAlive(), "both workers keep running");
+    assertExactlyOnce("changelog");
+  }
+
+  static Map<Integer, Long> lagOf(RunningWorker w) {
+    var subs = w.worker.status().subscriptions();
+    return subs.isEmpty() ? Map.of() : subs.get(0).lag();
   }
 
   @ParameterizedTest
@@ -133,8 +186,12 @@ class RebalanceTest {
   // ---------------------------------------------------------------------------------------
 
   RunningWorker start(FlushHook hook, TableStorage storage) {
+    return start(hook, storage, FlushWriters.forThisMachine());
+  }
+
+  RunningWorker start(FlushHook hook, TableStorage storage, FlushWriters writers) {
     DeliveryContext context = DeliveryContext.of(harness.config().delivery(), new QuarantineStore(storage))
-        .withHook(hook).withBackoff(ms -> {});
+        .withHook(hook).withBackoff(ms -> {}).withWriters(writers);
     RunningWorker w = new RunningWorker(Pipeline.worker(harness.config(), storage, context));
     workers.add(w);
     return w;

@@ -7,6 +7,7 @@ import io.lakesink.app.config.WorkerConfig;
 import io.lakesink.config.Subscription;
 import io.lakesink.delivery.FlushHook;
 import io.lakesink.delivery.FlushStep;
+import io.lakesink.delivery.FlushWriters;
 import io.lakesink.delta.DeltaTableReader;
 import io.lakesink.delta.KernelEngine;
 import io.lakesink.error.SourcePosition;
@@ -222,6 +223,7 @@ public final class ChangelogThroughputBench {
     long cpuBefore = processCpuNanos();
     long gcBefore = gcMillis();
     long mainCpuBefore = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
+    Map<Long, Long> writersBefore = writerThreadCpuNanos();
     HeapWatch heap = new HeapWatch();
     heap.reset();
 
@@ -232,6 +234,10 @@ public final class ChangelogThroughputBench {
     }
     long elapsed = System.nanoTime() - start;
     long mainCpu = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - mainCpuBefore;
+    long writersCpu = 0;
+    for (Map.Entry<Long, Long> w : writerThreadCpuNanos().entrySet()) {
+      writersCpu += w.getValue() - writersBefore.getOrDefault(w.getKey(), 0L);
+    }
 
     Properties r = new Properties();
     r.setProperty("partitions", String.valueOf(partitions));
@@ -255,6 +261,8 @@ public final class ChangelogThroughputBench {
     // Since JVM start, as Spark's figure in the side-by-side table (its session start included).
     r.setProperty("process_cpu_seconds", String.valueOf(processCpuNanos() / 1e9));
     r.setProperty("main_thread_cpu_seconds", String.valueOf(mainCpu / 1e9));
+    // The flushes run on writer threads beside the poll thread: their CPU is the worker's too.
+    r.setProperty("writer_threads_cpu_seconds", String.valueOf(writersCpu / 1e9));
     r.setProperty("gc_seconds", String.valueOf((gcMillis() - gcBefore) / 1e3));
     r.setProperty("commits", String.valueOf(phases.commits));
     r.setProperty("write_seconds", String.valueOf(phases.writeNanos / 1e9));
@@ -400,8 +408,8 @@ public final class ChangelogThroughputBench {
     System.out.println();
     System.out.println("Changelog throughput, Kafka → committed Delta on local disk (lakesink run --stop-at-end)");
     System.out.println();
-    String header = String.format(Locale.ROOT, "%-10s %10s %9s %11s %13s %9s %13s %8s %8s %9s %9s %8s %10s %8s %9s %9s %8s",
-        "partitions", "events", "wall s", "events/s", "peak RSS MB", "max heap", "peak heap MB", "commits", "write s", "commit s", "other s", "CPU s", "main CPU s", "GC s", "table MB", "verified", "");
+    String header = String.format(Locale.ROOT, "%-10s %10s %9s %11s %13s %9s %13s %8s %8s %9s %9s %8s %10s %12s %8s %9s %9s %8s",
+        "partitions", "events", "wall s", "events/s", "peak RSS MB", "max heap", "peak heap MB", "commits", "write s", "commit s", "other s", "CPU s", "main CPU s", "writer CPU s", "GC s", "table MB", "verified", "");
     System.out.println(header.stripTrailing());
     runs.sort(java.util.Comparator.comparingInt(r -> Integer.parseInt(r.getProperty("partitions"))));
     Map<String, List<Properties>> byPartitions = new java.util.LinkedHashMap<>();
@@ -411,20 +419,21 @@ public final class ChangelogThroughputBench {
         double seconds = d(r, "seconds");
         double write = d(r, "write_seconds");
         double commit = d(r, "commit_seconds");
-        System.out.println(String.format(Locale.ROOT, "%-10s %,10d %9.2f %,11.0f %,13d %9s %,13d %8s %8.2f %9.2f %9.2f %8.2f %10.2f %8.2f %,9d %9s",
+        System.out.println(String.format(Locale.ROOT, "%-10s %,10d %9.2f %,11.0f %,13d %9s %,13d %8s %8.2f %9.2f %9.2f %8.2f %10.2f %12.2f %8.2f %,9d %9s",
             partitions, Long.parseLong(r.getProperty("events")), seconds, d(r, "events_per_second"),
             Long.parseLong(r.getProperty("vmhwm_mb")), r.getProperty("max_heap_mb") + "M", Long.parseLong(r.getProperty("peak_heap_mb", "0")),
             r.getProperty("commits"),
-            write, commit, seconds - write - commit, d(r, "cpu_seconds"), d(r, "main_thread_cpu_seconds"), d(r, "gc_seconds"),
+            write, commit, seconds - write - commit, d(r, "cpu_seconds"), d(r, "main_thread_cpu_seconds"),
+            d(r, "writer_threads_cpu_seconds"), d(r, "gc_seconds"),
             Long.parseLong(r.getProperty("table_mb", "0")),
             r.getProperty("verified", "not run") + (r.getProperty("rows") == null ? "" : " (" + r.getProperty("rows") + ")")));
       }
       if (group.size() > 1) {
-        System.out.println(String.format(Locale.ROOT, "%-10s %10s %9.2f %,11.0f %,13.0f %9s %,13.0f %8s %8.2f %9.2f %9s %8.2f %10.2f %8.2f",
+        System.out.println(String.format(Locale.ROOT, "%-10s %10s %9.2f %,11.0f %,13.0f %9s %,13.0f %8s %8.2f %9.2f %9s %8.2f %10.2f %12.2f %8.2f",
             partitions + " median", "", median(group, "seconds"), median(group, "events_per_second"), median(group, "vmhwm_mb"), "",
             median(group, "peak_heap_mb"), "",
             median(group, "write_seconds"), median(group, "commit_seconds"), "", median(group, "cpu_seconds"),
-            median(group, "main_thread_cpu_seconds"), median(group, "gc_seconds")));
+            median(group, "main_thread_cpu_seconds"), median(group, "writer_threads_cpu_seconds"), median(group, "gc_seconds")));
       }
     });
     if (!runs.isEmpty()) {
@@ -432,10 +441,12 @@ public final class ChangelogThroughputBench {
       System.out.println();
       System.out.println("Worker JVM: " + first.getProperty("jvm_args") + "; flush_rows " + first.getProperty("flush_rows")
           + ", flush_bytes " + first.getProperty("flush_bytes") + ", flush_interval 10m");
-      System.out.println("write s = flush step BEFORE_WRITE→BEFORE_COMMIT (changelog rows + Parquet files); commit s = Delta commit + post-commit hooks;");
+      System.out.println("write s = flush step BEFORE_WRITE→BEFORE_COMMIT (changelog rows + Parquet files), on a writer thread;");
+      System.out.println("commit s = Delta commit + post-commit hooks, until the poll thread collected the outcome (AFTER_COMMIT);");
       System.out.println("other s = the rest of the wall time: JVM-side startup, consumer group join, fetch, decode, buffering.");
-      System.out.println("CPU s = whole worker process; main CPU s = the worker thread alone (polls, decodes, writes, commits):");
-      System.out.println("events / main CPU s is the ceiling on an idle machine, whatever else shares the CPU during the run.");
+      System.out.println("CPU s = whole worker process; main CPU s = the poll thread (polls, decodes, buffers, group commits);");
+      System.out.println("writer CPU s = the writer threads (rows, Parquet, Delta commits), which run beside it.");
+      System.out.println("events / (main + writer CPU s) is the ceiling on an idle machine, whatever else shares the CPU during the run.");
       System.out.println("peak heap MB = the most heap in use during the run, garbage included (just before a collection).");
     }
     SideBySide.print(dir, byPartitions);
@@ -480,6 +491,24 @@ public final class ChangelogThroughputBench {
       return -1;
     }
     return -1;
+  }
+
+  /**
+   * CPU time per live writer thread ({@link FlushWriters#THREAD_PREFIX}), by thread id. Read right
+   * after the run: a writer thread ends only after 30 s without work.
+   */
+  static Map<Long, Long> writerThreadCpuNanos() {
+    java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    Map<Long, Long> cpu = new java.util.HashMap<>();
+    for (java.lang.management.ThreadInfo t : threads.getThreadInfo(threads.getAllThreadIds())) {
+      if (t != null && t.getThreadName().startsWith(FlushWriters.THREAD_PREFIX)) {
+        long nanos = threads.getThreadCpuTime(t.getThreadId());
+        if (nanos >= 0) {
+          cpu.put(t.getThreadId(), nanos);
+        }
+      }
+    }
+    return cpu;
   }
 
   static long processCpuNanos() {

@@ -6,6 +6,7 @@ import io.lakesink.catalog.unity.UnityCatalog;
 import io.lakesink.config.Subscription;
 import io.lakesink.delivery.BufferedDelivery;
 import io.lakesink.delivery.DeliveryContext;
+import io.lakesink.delivery.FlushWriters;
 import io.lakesink.delivery.modes.Deliveries;
 import io.lakesink.delivery.SourcePartition;
 import io.lakesink.delivery.TableDelivery;
@@ -108,7 +109,10 @@ public final class LakesinkSinkTask extends SinkTask {
     engine = KernelEngine.create(storage);
     metrics = new TaskMetrics(context.pluginMetrics(), deliveries);
     deliveryContext = DeliveryContext.of(settings.flushPolicy(), new QuarantineStore(storage))
-        .withCatalog(catalog(settings)).withClock(clock).withMetrics(metrics);
+        .withCatalog(catalog(settings)).withClock(clock).withMetrics(metrics)
+        // preCommit may only report offsets already in Delta, and put() flushes by policy: a
+        // flush runs inside put(), on Connect's task thread, as before writer threads existed.
+        .withWriters(FlushWriters.SYNCHRONOUS);
     log.info("lakesink sink task {} writing to {}", Version.get(), storage.describe());
     connector = props.getOrDefault("name", "");
     // Listed from the start, before Connect assigns partitions (the assignment is read in open).

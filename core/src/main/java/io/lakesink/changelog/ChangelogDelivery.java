@@ -36,6 +36,12 @@ public final class ChangelogDelivery extends BufferedDelivery {
     this(subscription, table, null, context);
   }
 
+  /** A changelog write reads nothing buffering changes: it runs on a writer thread. */
+  @Override
+  protected boolean writesBesidePolling() {
+    return true;
+  }
+
   @Override
   protected long write(List<ChangeEvent> events, CommitOffsets offsets) {
     LocalDate today = LocalDate.ofInstant(clock.instant(), ZoneOffset.UTC);

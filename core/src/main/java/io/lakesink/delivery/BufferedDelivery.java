@@ -4,13 +4,9 @@ import io.lakesink.catalog.CatalogSync;
 import io.lakesink.catalog.CatalogTable;
 import io.lakesink.config.DeliveryMode;
 import io.lakesink.config.Subscription;
-import io.lakesink.delta.CommitErrors;
-import io.lakesink.delta.CommitConflictException;
-import io.lakesink.delta.CommitFencedException;
 import io.lakesink.delta.CommitOffsets;
 import io.lakesink.delta.DeltaTable;
 import io.lakesink.error.ConfigurationException;
-import io.lakesink.error.ErrorKind;
 import io.lakesink.error.RetryableException;
 import io.lakesink.error.SourcePosition;
 import io.lakesink.error.TableFailureException;
@@ -20,7 +16,6 @@ import io.lakesink.mapping.ColumnMapping;
 import io.lakesink.ownership.OwnerIdentity;
 import io.lakesink.ownership.TableOwnership;
 import io.lakesink.quarantine.TableQuarantine;
-import io.lakesink.retry.RetryPolicy;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -28,26 +23,29 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * What every delivery mode shares: the buffer, the source offsets it covers, the flush with its
- * retries, quarantine, catalog registration and status. A mode only says how a batch of events
- * is written ({@link #write}).
+ * retries ({@link FlushAttempts}), quarantine, catalog registration and status. A mode only says
+ * how a batch of events is written ({@link #write}).
+ *
+ * <p>A flush takes the whole buffer as one batch ({@link FlushJob}) and writes it on a writer
+ * thread ({@link FlushWriters}) while the poll thread keeps buffering what it reads next; at most
+ * one batch per table is in flight, so a table's commits stay in offset order and each one's
+ * ranges start where the previous one's ended. Only the poll thread changes this object's state:
+ * it collects the outcome ({@link #finishedFlush}) and applies it. While a batch is in flight the
+ * poll thread leaves the table alone (no maintenance, catalog reads or offset reads).
  *
  * <p>Exactly once rests on one rule: an event is written only if its offset is at or past what
- * the table's log stores for its partition. Buffers are filtered against the log before every
+ * the table's log stores for its partition. Batches are filtered against the log before every
  * retry, so an ambiguous commit that actually landed is never written twice.
  */
 public abstract class BufferedDelivery implements TableDelivery {
   private static final Logger log = LoggerFactory.getLogger(BufferedDelivery.class);
   public static final int MAX_ATTEMPTS = 6;
-  /** Storage failures within one flush: 0.2 s, 0.4 s, … with jitter; the poll budget may cut it short. */
-  static final RetryPolicy FLUSH_RETRY = new RetryPolicy(Duration.ofMillis(200), Duration.ofSeconds(15), MAX_ATTEMPTS, 0.25);
-  /** Fenced commits retried at once within one flush; each one means another writer progressed. */
-  static final int MAX_FENCED = 20;
   /** After storage refused our credentials or permissions, how long until the next try. */
   public static final Duration FAULT_RECHECK = Duration.ofSeconds(30);
   /** After a flush gave up on a transient failure, how long until the next try. */
@@ -60,15 +58,18 @@ public abstract class BufferedDelivery implements TableDelivery {
   private final FlushPolicy policy;
   private final FlushHook hook;
   protected final Clock clock;
-  private final Backoff backoff;
   private final DeliveryMetrics metrics;
   private final ColumnMapping mapping;
   private final TableHealth health;
   private final CatalogSync catalog;
   private final MaintenanceRunner maintenance;
   private final TableOwnership ownership;
+  private final FlushWriters writers;
+  private final FlushAttempts attempts;
 
-  private final EventBuffer buffer = new EventBuffer();
+  private EventBuffer buffer = new EventBuffer();
+  /** The batch being written, until the poll thread collected its outcome. */
+  private FlushJob inFlight;
   /** Next offset per partition as last read from, or committed to, the log. */
   private final Map<SourcePartition, Long> stored = new HashMap<>();
   private long lastVersion = -1;
@@ -90,8 +91,8 @@ public abstract class BufferedDelivery implements TableDelivery {
     this.policy = context.policy();
     this.hook = context.hook();
     this.clock = context.clock();
-    this.backoff = context.backoff();
     this.metrics = context.metrics();
+    this.writers = context.writers();
     this.mapping = new ColumnMapping(subscription.targetTable(), subscription.columns());
     this.health = new TableHealth(subscription.targetTable(),
         new TableQuarantine(subscription.targetTable(), subscription, context.quarantine(), clock), metrics, clock);
@@ -100,14 +101,18 @@ public abstract class BufferedDelivery implements TableDelivery {
         .map(entry -> new OwnerIdentity(context.catalog().catalogName(), entry)).orElse(null));
     this.maintenance = new MaintenanceRunner(subscription.targetTable(), table,
         subscription.mode() == DeliveryMode.MERGE ? subscription.primaryKey() : List.of(), context.maintenance(), clock);
+    this.attempts = new FlushAttempts(subscription.targetTable(), table, this::write, context);
   }
 
   @Override
   public void maintain() {
+    catalog.outcome().ifPresent(this::apply);
+    if (inFlight != null) {
+      return; // the writer thread has the table; maintenance and catalog reads wait for the outcome
+    }
     if (health.delivering()) {
       maintenance.poll(); // optimize and vacuum when due, beside delivery
     }
-    catalog.outcome().ifPresent(this::apply);
     if ((catalogPending || health.degraded()) && clock.millis() >= nextCatalogRetry) {
       nextCatalogRetry = clock.millis() + CATALOG_RECHECK.toMillis();
       syncCatalog();
@@ -121,6 +126,10 @@ public abstract class BufferedDelivery implements TableDelivery {
    */
   public void syncCatalog() {
     if (!health.delivering() || !catalog.enabled()) {
+      return;
+    }
+    if (inFlight != null) {
+      catalogPending = true; // the schema is read once the batch in flight is collected
       return;
     }
     try {
@@ -178,13 +187,17 @@ public abstract class BufferedDelivery implements TableDelivery {
 
   @Override
   public Map<SourcePartition, Long> storedOffsets(Collection<SourcePartition> partitions) {
+    if (inFlight != null) {
+      // Its outcome decides what the log stores: the caller collects it first (and tries again).
+      throw new RetryableException("A flush of " + tableName() + " is still in flight", null);
+    }
     Map<SourcePartition, Long> result = offsetsIn(sibling == null ? List.of(table) : List.of(table, sibling), partitions);
     stored.putAll(result);
     return result;
   }
 
   /** The next offset per partition that these tables' logs store, the highest of them. */
-  private static Map<SourcePartition, Long> offsetsIn(List<DeltaTable> tables, Collection<SourcePartition> partitions) {
+  static Map<SourcePartition, Long> offsetsIn(List<DeltaTable> tables, Collection<SourcePartition> partitions) {
     Map<String, SourcePartition> byId = new HashMap<>();
     partitions.forEach(p -> byId.put(p.applicationId(), p));
     Map<SourcePartition, Long> result = new HashMap<>();
@@ -216,133 +229,165 @@ public abstract class BufferedDelivery implements TableDelivery {
     return next != null && p.offset() < next;
   }
 
+  /** Never while a batch is in flight: the buffer grows meanwhile, within the worker's budget. */
   @Override
   public boolean flushDue(long nowMillis) {
-    return health.delivering() && nowMillis >= retryNotBefore
+    return inFlight == null && health.delivering() && nowMillis >= retryNotBefore
         && policy.due(buffer.size(), buffer.bytes(), buffer.oldestMillis(), nowMillis);
   }
 
-  /** The events buffered since the last commit, oldest first. */
+  /** The events buffered since the last flush started, oldest first. */
   protected final List<ChangeEvent> buffered() {
     return buffer.events();
   }
 
+  /**
+   * Whether this mode's {@link #write} may run on a writer thread while the poll thread keeps
+   * buffering. A mode whose write reads or resets state that buffering also changes says no,
+   * and its flushes run on the thread that starts them.
+   */
+  protected boolean writesBesidePolling() {
+    return false;
+  }
+
   @Override
-  public Map<SourcePartition, Long> flush(long deadlineMillis) {
-    if (!health.delivering() || buffer.isEmpty()) {
+  public boolean flushing() {
+    return inFlight != null;
+  }
+
+  @Override
+  public void startFlush(long deadlineMillis) {
+    if (inFlight != null || !health.delivering() || buffer.isEmpty()) {
       // Skipped positions alone (tombstones) ride along with the next commit: re-reading a
       // tombstone after a restart is harmless, an empty commit per tombstone is not.
-      return Map.of();
+      return;
     }
-    RuntimeException last = null;
-    int failures = 0;
-    for (int fenced = 0; fenced <= MAX_FENCED; ) {
-      try {
-        if (last != null) {
-          // Before writing again, learn what the failed attempt left in the log: an attempt
-          // whose outcome looked failed may have landed, another writer may have committed.
-          Map<SourcePartition, Long> attempted = buffer.next();
-          table.refresh();
-          dropCommitted();
-          if (buffer.isEmpty()) {
-            buffer.clear();
-            return attempted;
-          }
-        }
-        Map<SourcePartition, Long> committed = attemptFlush();
-        retryNotBefore = 0;
-        return committed;
-      } catch (TableFailureException e) {
-        fail(e);
-        throw e;
-      } catch (CommitFencedException e) {
-        // Another writer (the partition's new owner, a worker that lost it, another deployment)
-        // committed some of these offsets: drop them from the buffer at once and go on.
-        log.info("{}; dropping what it delivered and committing the rest", e.getMessage());
-        last = e;
-        fenced++;
-      } catch (CommitConflictException e) {
-        // Contention, not a failure: re-read the log and plan again without backing off.
-        log.debug("{}", e.getMessage());
-        last = e;
-        fenced++;
-      } catch (RuntimeException e) {
-        ErrorKind kind = CommitErrors.classify(e);
-        metrics.error(tableName(), kind);
-        if (kind == ErrorKind.CONFIGURATION) {
-          // Credentials or permissions refused: not this table's fault, and every table would
-          // hit it. The worker reports it and waits; the buffer is kept.
-          retryNotBefore = clock.millis() + FAULT_RECHECK.toMillis();
-          throw configurationCause(e);
-        }
-        if (kind != ErrorKind.RETRYABLE) {
-          TableFailureException failure =
-              new TableFailureException("Writing table " + tableName() + " failed: " + e.getMessage(), null, e);
-          fail(failure);
-          throw failure;
-        }
-        last = e;
-        failures++;
-        if (!FLUSH_RETRY.mayRetryAfter(failures)) {
-          break;
-        }
-        long wait = FLUSH_RETRY.delay(failures, ThreadLocalRandom.current()).toMillis();
-        if (clock.millis() + wait > deadlineMillis) {
-          // Kafka evicts a consumer that does not poll in time: give the poll loop back, keep
-          // the buffer, and try again after the next poll.
-          break;
-        }
-        log.warn("Flush of {} failed (attempt {}/{}), retrying: {}", tableName(), failures, MAX_ATTEMPTS, e.toString());
-        pause(wait);
-      }
+    FlushJob job = take();
+    if (writers.synchronous() || !writesBesidePolling()) {
+      job.run(j -> attempts.run(j, deadlineMillis));
+    } else {
+      job.runOn(writers.executor(), j -> attempts.run(j, deadlineMillis));
     }
-    retryNotBefore = clock.millis() + RETRY_AFTER.toMillis();
-    throw new RetryableException(
-        "Flush of " + tableName() + " did not go through after " + failures + " attempts (last: " + last
-            + "); buffered rows are kept and retried in " + RETRY_AFTER.toSeconds() + " s", last);
   }
 
-  private static ConfigurationException configurationCause(Throwable e) {
-    for (Throwable c = e; c != null; c = c.getCause()) {
-      if (c instanceof ConfigurationException ce) {
-        return ce;
-      }
-    }
-    throw new IllegalStateException("classified as a configuration error without one", e);
+  /** Hands the whole buffer to a new job; reading goes on into a fresh buffer. */
+  private FlushJob take() {
+    FlushJob job = new FlushJob(buffer);
+    buffer = new EventBuffer();
+    inFlight = job;
+    return job;
   }
 
-  private Map<SourcePartition, Long> attemptFlush() {
-    hook.at(tableName(), FlushStep.BEFORE_WRITE);
-    long started = System.nanoTime();
-    int events = buffer.size();
-    long version = write(List.copyOf(buffer.events()), buffer.offsets());
-    Map<SourcePartition, Long> committed = buffer.next();
-    log.info("Committed {} events to {} as version {} ({})", events, tableName(), version, committed);
-    metrics.committed(tableName(), events, buffer.bytes(), Duration.ofNanos(System.nanoTime() - started));
-    lastVersion = version;
-    lastCommitAt = clock.instant();
-    rowsDelivered += events;
-    stored.putAll(committed);
-    List<ChangeEvent> written = buffer.events();
-    for (int i = written.size() - 1; i >= 0; i--) {
-      if (!written.get(i).recordKeyFields().isEmpty()) {
-        recordKey = List.copyOf(written.get(i).recordKeyFields());
-        break;
+  @Override
+  public Optional<Map<SourcePartition, Long>> finishedFlush() {
+    if (inFlight == null || !inFlight.finished()) {
+      return Optional.empty();
+    }
+    return Optional.of(finish());
+  }
+
+  @Override
+  public Optional<Map<SourcePartition, Long>> awaitFlush(long deadlineMillis) {
+    if (inFlight == null) {
+      return Optional.empty();
+    }
+    long now = clock.millis();
+    inFlight.await(deadlineMillis > now ? deadlineMillis - now : 0);
+    return finishedFlush();
+  }
+
+  @Override
+  public Map<SourcePartition, Long> flush(long deadlineMillis) {
+    Map<SourcePartition, Long> committed = new HashMap<>();
+    try {
+      awaitFlush(deadlineMillis).ifPresent(committed::putAll);
+    } catch (RetryableException e) {
+      // Its events are back in the buffer: the flush below tries them again.
+      log.debug("{}", e.getMessage());
+    }
+    if (inFlight != null) {
+      throw new RetryableException("A flush of " + tableName() + " is still in flight; its events are retried"
+          + " if it fails", null);
+    }
+    if (!health.delivering() || buffer.isEmpty()) {
+      return Map.copyOf(committed);
+    }
+    FlushJob job = take();
+    job.run(j -> attempts.run(j, deadlineMillis));
+    committed.putAll(finish());
+    return Map.copyOf(committed);
+  }
+
+  /**
+   * Applies the outcome of the batch in flight, on the poll thread: what it committed, or its
+   * events back at the front of the buffer (in their order) with the failure handled as before.
+   */
+  private Map<SourcePartition, Long> finish() {
+    FlushJob job = inFlight;
+    inFlight = null;
+    job.learned().forEach((p, next) -> stored.merge(p, next, Math::max));
+    FlushOutcome outcome;
+    try {
+      outcome = job.outcome();
+    } catch (RuntimeException e) {
+      giveBack(job);
+      throw e;
+    }
+    if (outcome instanceof FlushOutcome.Committed c) {
+      Map<SourcePartition, Long> committed = job.kept(c.next());
+      metrics.committed(tableName(), c.events(), c.bytes(), c.took());
+      lastVersion = c.version();
+      lastCommitAt = clock.instant();
+      rowsDelivered += c.events();
+      stored.putAll(committed);
+      if (!c.recordKey().isEmpty()) {
+        recordKey = c.recordKey();
       }
+      maintenance.committed();
+      if (subscription.mode() == DeliveryMode.MERGE) {
+        table.lastCommit().ifPresent(stats -> maintenance.warnings().merged(c.events(), stats));
+      }
+      retryNotBefore = 0;
+      syncCatalog();
+      return committed;
     }
-    maintenance.committed();
-    if (subscription.mode() == DeliveryMode.MERGE) {
-      table.lastCommit().ifPresent(stats -> maintenance.warnings().merged(events, stats));
+    if (outcome instanceof FlushOutcome.Landed l) {
+      retryNotBefore = 0;
+      return job.kept(l.next());
     }
-    buffer.clear();
-    syncCatalog();
-    return committed;
+    giveBack(job);
+    if (outcome instanceof FlushOutcome.Failed f && health.delivering()) {
+      throw failed(f.error());
+    }
+    // Quarantined while the batch was in flight (a record that cannot be decoded): the table's
+    // reason stays the first one, and its events are gone with the buffer.
+    return Map.of();
+  }
+
+  private RuntimeException failed(RuntimeException error) {
+    if (error instanceof TableFailureException e) {
+      fail(e);
+    } else if (error instanceof ConfigurationException) {
+      // Credentials or permissions refused: the worker reports it and waits; the buffer is kept.
+      retryNotBefore = clock.millis() + FAULT_RECHECK.toMillis();
+    } else {
+      retryNotBefore = clock.millis() + RETRY_AFTER.toMillis();
+    }
+    return error;
+  }
+
+  /** What is left of a batch that did not land goes back before what was read since. */
+  private void giveBack(FlushJob job) {
+    if (health.delivering()) {
+      buffer.prepend(job.remains());
+    }
   }
 
   /**
    * Writes a batch and the offsets it covers in one Delta commit, and returns the new version.
-   * Called with the events in the order they were read; call {@link #beforeCommit} once the
-   * files are written and just before committing.
+   * Called with the events in the order they were read, on a writer thread when
+   * {@link #writesBesidePolling}; call {@link #beforeCommit} once the files are written and just
+   * before committing.
    */
   protected abstract long write(List<ChangeEvent> events, CommitOffsets offsets);
 
@@ -355,30 +400,16 @@ public abstract class BufferedDelivery implements TableDelivery {
   protected abstract Map<String, String> tableProperties();
 
   /**
-   * After a failed or fenced attempt: drops what this table's log already holds. Only this
-   * table's: the other mode's table is read when partitions are assigned (a mode switch goes on
-   * where the other mode stopped), but another subscription may be writing it right now (two
-   * Kafka Connect connectors on one topic, one per mode), and its offsets say nothing about
-   * what landed here.
+   * Drops the buffered events of these partitions. A batch in flight writes none of them in a
+   * later attempt and never gives them back; an attempt already committing may still land them,
+   * and the log's fence refuses whatever the partition's next owner also writes.
    */
-  private void dropCommitted() {
-    Map<SourcePartition, Long> landed = offsetsIn(List.of(table), buffer.next().keySet());
-    landed.forEach((p, next) -> stored.merge(p, next, Math::max));
-    buffer.dropStored(landed);
-  }
-
-  private void pause(long millis) {
-    try {
-      backoff.pause(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new RetryableException("Interrupted while retrying a flush of " + tableName(), e);
-    }
-  }
-
   @Override
   public void discard(Collection<SourcePartition> partitions) {
     buffer.discard(partitions);
+    if (inFlight != null) {
+      inFlight.abandon(partitions);
+    }
     // Whoever reads these partitions next starts from the log: what we knew of it is stale.
     partitions.forEach(stored::remove);
   }
@@ -386,12 +417,12 @@ public abstract class BufferedDelivery implements TableDelivery {
   @Override
   public void fail(TableFailureException reason) {
     health.quarantine(reason);
-    clear();
+    buffer.clear();
   }
 
   @Override
   public boolean releaseIfAllowed() {
-    if (health.releaseIfAllowed()) {
+    if (inFlight == null && health.releaseIfAllowed()) {
       log.info("Table {} was released from quarantine by an operator; resuming from its stored offsets", tableName());
       stored.clear();
       table.forgetIdentity();
@@ -405,11 +436,7 @@ public abstract class BufferedDelivery implements TableDelivery {
     return new TableStatus(
         tableName(), subscription.topic(), subscription.mode().name().toLowerCase(), health.state().label(),
         health.reason(), health.since(),
-        lastVersion, lastCommitAt, rowsDelivered, buffer.size(), maintenance.warnings().current());
-  }
-
-  private void clear() {
-    buffer.clear();
+        lastVersion, lastCommitAt, rowsDelivered, bufferedEvents(), maintenance.warnings().current());
   }
 
   /** This table's maintenance: what it last did, and the key warnings. */
@@ -422,13 +449,14 @@ public abstract class BufferedDelivery implements TableDelivery {
     return health.state();
   }
 
+  /** Buffered and in flight: both are held on the heap until committed. */
   @Override
   public int bufferedEvents() {
-    return buffer.size();
+    return buffer.size() + (inFlight == null ? 0 : inFlight.events());
   }
 
   @Override
   public long bufferedHeapBytes() {
-    return buffer.heapBytes();
+    return buffer.heapBytes() + (inFlight == null ? 0 : inFlight.heapBytes());
   }
 }

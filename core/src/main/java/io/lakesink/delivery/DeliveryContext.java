@@ -17,7 +17,8 @@ public record DeliveryContext(
     DeliveryMetrics metrics,
     TableCatalog catalog,
     Executor catalogExecutor,
-    MaintenancePolicy maintenance) {
+    MaintenancePolicy maintenance,
+    FlushWriters writers) {
 
   /**
    * Catalog calls of every table run here, one at a time, never on the thread that polls Kafka.
@@ -32,35 +33,43 @@ public record DeliveryContext(
   public static DeliveryContext of(FlushPolicy policy, QuarantineStore quarantine) {
     return new DeliveryContext(
         policy, FlushHook.NONE, Clock.systemUTC(), Backoff.SLEEP, quarantine, DeliveryMetrics.NONE, TableCatalog.NONE,
-        CATALOG_THREAD, MaintenancePolicy.OFF);
+        CATALOG_THREAD, MaintenancePolicy.OFF, FlushWriters.forThisMachine());
   }
 
   public DeliveryContext withCatalog(TableCatalog newCatalog) {
-    return new DeliveryContext(policy, hook, clock, backoff, quarantine, metrics, newCatalog, catalogExecutor, maintenance);
+    return new DeliveryContext(policy, hook, clock, backoff, quarantine, metrics, newCatalog, catalogExecutor, maintenance, writers);
   }
 
   public DeliveryContext withHook(FlushHook newHook) {
-    return new DeliveryContext(policy, newHook, clock, backoff, quarantine, metrics, catalog, catalogExecutor, maintenance);
+    return new DeliveryContext(policy, newHook, clock, backoff, quarantine, metrics, catalog, catalogExecutor, maintenance, writers);
   }
 
   public DeliveryContext withClock(Clock newClock) {
-    return new DeliveryContext(policy, hook, newClock, backoff, quarantine, metrics, catalog, catalogExecutor, maintenance);
+    return new DeliveryContext(policy, hook, newClock, backoff, quarantine, metrics, catalog, catalogExecutor, maintenance, writers);
   }
 
   public DeliveryContext withBackoff(Backoff newBackoff) {
-    return new DeliveryContext(policy, hook, clock, newBackoff, quarantine, metrics, catalog, catalogExecutor, maintenance);
+    return new DeliveryContext(policy, hook, clock, newBackoff, quarantine, metrics, catalog, catalogExecutor, maintenance, writers);
   }
 
   public DeliveryContext withCatalogExecutor(Executor executor) {
-    return new DeliveryContext(policy, hook, clock, backoff, quarantine, metrics, catalog, executor, maintenance);
+    return new DeliveryContext(policy, hook, clock, backoff, quarantine, metrics, catalog, executor, maintenance, writers);
   }
 
   /** Table maintenance (optimize, vacuum) beside delivery; off unless the worker turns it on. */
   public DeliveryContext withMaintenance(MaintenancePolicy newMaintenance) {
-    return new DeliveryContext(policy, hook, clock, backoff, quarantine, metrics, catalog, catalogExecutor, newMaintenance);
+    return new DeliveryContext(policy, hook, clock, backoff, quarantine, metrics, catalog, catalogExecutor, newMaintenance, writers);
+  }
+
+  /**
+   * Where flushes run: a pool of writer threads beside the poll thread (the default, one pool per
+   * context, so per worker), or {@link FlushWriters#SYNCHRONOUS}.
+   */
+  public DeliveryContext withWriters(FlushWriters newWriters) {
+    return new DeliveryContext(policy, hook, clock, backoff, quarantine, metrics, catalog, catalogExecutor, maintenance, newWriters);
   }
 
   public DeliveryContext withMetrics(DeliveryMetrics newMetrics) {
-    return new DeliveryContext(policy, hook, clock, backoff, quarantine, newMetrics, catalog, catalogExecutor, maintenance);
+    return new DeliveryContext(policy, hook, clock, backoff, quarantine, newMetrics, catalog, catalogExecutor, maintenance, writers);
   }
 }

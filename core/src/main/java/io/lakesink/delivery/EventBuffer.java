@@ -17,7 +17,10 @@ import java.util.Map;
  *
  * <p>Ranges are contiguous by construction: a partition is read in order from where the table's
  * log (or the group) says, and a range only ever loses its head (what the log already holds) or
- * all of it (a partition given up).
+ * all of it (a partition given up). A flush takes the whole buffer as its batch and a new one
+ * starts where the batch ends; a batch that fails is put back in front ({@link #prepend}).
+ *
+ * <p>Not thread-safe: the poll thread owns the buffer, a writer thread owns a batch in flight.
  */
 final class EventBuffer {
   private final List<ChangeEvent> events = new ArrayList<>();
@@ -105,6 +108,32 @@ final class EventBuffer {
       }
     }
     recount();
+  }
+
+  /**
+   * Puts an earlier batch back in front of what was read since (its flush failed): its events
+   * were read first and keep their place, and each partition's range starts where the earlier
+   * one did, so the ranges stay contiguous.
+   */
+  void prepend(EventBuffer earlier) {
+    if (earlier.next.isEmpty()) {
+      return;
+    }
+    List<ChangeEvent> all = new ArrayList<>(earlier.events.size() + events.size());
+    all.addAll(earlier.events);
+    all.addAll(events);
+    events.clear();
+    events.addAll(all);
+    Map<SourcePartition, Long> starts = new LinkedHashMap<>(earlier.from);
+    from.forEach(starts::putIfAbsent);
+    from.clear();
+    from.putAll(starts);
+    earlier.next.forEach((p, n) -> next.merge(p, n, Math::max));
+    if (!earlier.events.isEmpty()) {
+      oldestMillis = earlier.oldestMillis;
+    }
+    bytes += earlier.bytes;
+    heapBytes += earlier.heapBytes;
   }
 
   /** Forgets everything read from these partitions. */

@@ -6,6 +6,7 @@ import io.lakesink.error.TableFailureException;
 import io.lakesink.event.ChangeEvent;
 import java.util.Collection;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Delivery of one subscription into its Delta table: buffers decoded events and flushes them in
@@ -32,11 +33,33 @@ public interface TableDelivery {
   /** Records that a position was read and needs no row (a tombstone), so commits cover it. */
   void skip(SourcePosition position);
 
-  /** Whether the buffer should be flushed now. */
+  /** Whether the buffer should be flushed now (never while a flush of it is in flight). */
   boolean flushDue(long nowMillis);
 
   /**
-   * Writes and commits the buffer. Returns the next offset per partition now stored in the table
+   * Starts writing the buffer as one batch: on a writer thread, while the caller keeps buffering,
+   * or right here for a synchronous delivery. Does nothing while a batch is in flight (one per
+   * table) or when nothing is buffered. Its outcome is collected with {@link #finishedFlush}.
+   */
+  void startFlush(long deadlineMillis);
+
+  /** Whether a batch was started and its outcome not collected yet. */
+  boolean flushing();
+
+  /**
+   * The outcome of the batch in flight once it finished, applied here on the caller's thread:
+   * like {@link #flush()}, the next offset per partition it stored (empty map when nothing was
+   * committed), or the same exceptions, its events back at the front of the buffer. Empty while
+   * no batch finished.
+   */
+  Optional<Map<SourcePartition, Long>> finishedFlush();
+
+  /** Like {@link #finishedFlush}, waiting for the batch in flight until {@code deadlineMillis}. */
+  Optional<Map<SourcePartition, Long>> awaitFlush(long deadlineMillis);
+
+  /**
+   * Writes and commits the buffer on the calling thread, after waiting for a batch in flight.
+   * Returns the next offset per partition now stored in the table
    * (empty when nothing was committed). Retryable failures are retried inside.
    *
    * @throws TableFailureException when the table cannot take the rows; the table is then failed

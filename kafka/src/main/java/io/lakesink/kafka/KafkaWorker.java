@@ -22,6 +22,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -42,9 +43,12 @@ import org.slf4j.LoggerFactory;
  * Where reading resumes is decided by the table's Delta log ({@link #position}), not by the
  * consumer group.
  *
- * <p>Single-threaded: one thread polls, decodes, writes and commits. Nothing a table, a record or
- * an outside service does may end the loop: every failure is retried (the partitions paused
- * meanwhile) or quarantines the one table it belongs to.
+ * <p>One thread polls, decodes, buffers and commits group offsets; the Kafka consumer is touched
+ * by it alone. A table's due flush runs on a writer thread ({@link io.lakesink.delivery.FlushWriters})
+ * while this thread keeps reading, one flush in flight per table; the loop collects each outcome
+ * and only then commits the group offsets it stored. Nothing a table, a record or an outside
+ * service does may end the loop: every failure is retried (the partitions paused meanwhile) or
+ * quarantines the one table it belongs to.
  */
 public final class KafkaWorker implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(KafkaWorker.class);
@@ -280,13 +284,20 @@ public final class KafkaWorker implements AutoCloseable {
     return List.copyOf(faults.values());
   }
 
+  /** Collects finished flushes, and starts the due ones: a table with one in flight keeps buffering. */
   private void flushDue() {
     long now = clock.millis();
     for (TableDelivery d : byTopic.values()) {
-      if (d.flushDue(now)) {
-        flush(d);
+      afterFlush(d, d::finishedFlush);
+      if (!d.flushing() && d.flushDue(now)) {
+        startFlush(d);
       }
     }
+  }
+
+  private void startFlush(TableDelivery d) {
+    d.startFlush(clock.millis() + pollBudgetMillis);
+    afterFlush(d, d::finishedFlush); // a synchronous delivery (or a quick one) is done already
   }
 
   /** Flushes every table; returns whether all of them got through. */
@@ -298,11 +309,34 @@ public final class KafkaWorker implements AutoCloseable {
     return ok;
   }
 
-  /** Flushes one table and commits the group offsets; returns false when it must be retried. */
+  /**
+   * Flushes one table now (revoke, shutdown): waits for its flush in flight, within the poll
+   * budget, then writes what is left on this thread, and commits the group offsets of both.
+   * Returns false when it must be retried.
+   */
   boolean flush(TableDelivery d) {
+    long deadline = lastPollMillis + pollBudgetMillis;
+    afterFlush(d, () -> d.awaitFlush(deadline));
+    if (d.flushing()) {
+      log.warn("A flush of {} is still in flight after the poll budget; its partitions' events are not waited for",
+          d.tableName());
+      return false;
+    }
+    return afterFlush(d, () -> Optional.of(d.flush(deadline)));
+  }
+
+  /**
+   * Applies a flush's outcome, if there is one: the group offsets after the Delta commit, the
+   * table's partitions paused while its flushes fail. Returns false when it must be retried.
+   */
+  private boolean afterFlush(TableDelivery d, Supplier<Optional<Map<SourcePartition, Long>>> outcome) {
     Map<SourcePartition, Long> committed;
     try {
-      committed = d.flush(lastPollMillis + pollBudgetMillis);
+      Optional<Map<SourcePartition, Long>> finished = outcome.get();
+      if (finished.isEmpty()) {
+        return true; // nothing finished
+      }
+      committed = finished.get();
     } catch (TableFailureException e) {
       pauses.add(assigned(d), Reason.QUARANTINED);
       return true;
@@ -353,9 +387,10 @@ public final class KafkaWorker implements AutoCloseable {
   }
 
   /**
-   * Keeps all buffers together within {@link #maxBufferBytes}: flushes the largest first (a
-   * table whose flushes are failing is left alone, it is retried on its own schedule), and when
-   * that cannot make room, pauses every partition until flushes get through. Reading resumes
+   * Keeps all buffers together within {@link #maxBufferBytes}, events in flight included: starts
+   * flushes of the largest first (a table whose flushes are failing is left alone, it is retried
+   * on its own schedule; one with a flush in flight waits for it), and when that does not make
+   * room at once, pauses every partition until flushes get through. Reading resumes
    * below 80 % of the budget, so the worker does not flap at the limit.
    */
   private void keepWithinBudget() {
@@ -374,10 +409,10 @@ public final class KafkaWorker implements AutoCloseable {
       if (total <= maxBufferBytes / 10 * 8 || d.bufferedHeapBytes() == 0) {
         break;
       }
-      if (assigned(d).stream().noneMatch(tp -> pauses.has(tp, Reason.FLUSH_FAILING))) {
+      if (!d.flushing() && assigned(d).stream().noneMatch(tp -> pauses.has(tp, Reason.FLUSH_FAILING))) {
         log.debug("Buffers hold {} bytes, over the budget of {}: flushing {} early", total, maxBufferBytes, d.tableName());
-        flush(d);
-        total = bufferedHeapBytes();
+        startFlush(d);
+        total = bufferedHeapBytes(); // in-flight events count until committed: lower only once written
       }
     }
     if (total > maxBufferBytes && !buffersFull) {
@@ -459,6 +494,14 @@ public final class KafkaWorker implements AutoCloseable {
     }
     if (!d.state().delivering()) {
       pauses.add(tps, Reason.QUARANTINED);
+      return;
+    }
+    afterFlush(d, d::finishedFlush);
+    if (d.flushing()) {
+      // What the log stores depends on the batch in flight: look again on the next loop, after
+      // its outcome, without holding up the poll (or the rebalance callback) meanwhile.
+      long now = clock.millis();
+      tps.forEach(tp -> pauses.addUntil(tp, Reason.NO_POSITION, now));
       return;
     }
     List<SourcePartition> ps = tps.stream().map(tp -> new SourcePartition(tp.topic(), tp.partition())).toList();

@@ -25,8 +25,12 @@ final class RebalanceHandler implements ConsumerRebalanceListener {
 
   @Override
   public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-    // Commit what we hold for these partitions while they are still ours (only their tables),
-    // then drop it whether the flush went through or not: the next owner reads from the log.
+    // Commit what we hold for these partitions while they are still ours (only their tables):
+    // wait for their tables' flushes in flight (within the poll budget), write the rest, then
+    // drop it whether the flush went through or not: the next owner reads from the log. A flush
+    // still in flight after the budget gives these partitions up (it writes none of them in a
+    // later attempt); an attempt already committing may land, and the log's fence refuses what
+    // the next owner also writes.
     Map<TableDelivery, List<SourcePartition>> byTable = byTable(partitions);
     worker.pollingResumed(); // we are inside poll(): the group waits for this callback
     byTable.keySet().forEach(worker::flush);
@@ -36,7 +40,9 @@ final class RebalanceHandler implements ConsumerRebalanceListener {
 
   @Override
   public void onPartitionsLost(Collection<TopicPartition> partitions) {
-    // Another member may already own them: drop, never write, what was buffered.
+    // Another member may already own them: drop, never write, what was buffered. A flush in
+    // flight gives them up too; if its current attempt lands them anyway, the fence refuses
+    // whichever of it and the new owner's commit comes second (docs/exactly-once.md).
     byTable(partitions).forEach(TableDelivery::discard);
     worker.forget(partitions);
   }

@@ -1,0 +1,70 @@
+package io.lakesink.delivery;
+
+import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Where flushes run. The standalone worker writes Parquet and commits on a small pool of writer
+ * threads while its poll thread goes on reading; the Kafka Connect task, whose {@code preCommit}
+ * may only report offsets already in Delta, writes on the calling thread ({@link #SYNCHRONOUS}).
+ * A table never has more than one flush in flight, whatever the pool's size (see
+ * {@link BufferedDelivery#startFlush}).
+ */
+public final class FlushWriters {
+  /** Flushes run on the thread that starts them. */
+  public static final FlushWriters SYNCHRONOUS = new FlushWriters(0);
+  /** Writer threads are named so; the benchmark adds up their CPU time by this prefix. */
+  public static final String THREAD_PREFIX = "lakesink-writer-";
+
+  private final int threads;
+  private final ThreadPoolExecutor pool;
+
+  private FlushWriters(int threads) {
+    this.threads = threads;
+    if (threads == 0) {
+      this.pool = null;
+      return;
+    }
+    AtomicInteger n = new AtomicInteger();
+    // Daemon threads that end when idle: a worker that stops (or a test) needs no close, and a
+    // flush hanging on storage at exit does not keep the JVM alive after the final flush gave up.
+    this.pool = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+      Thread t = new Thread(r, THREAD_PREFIX + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    });
+    pool.allowCoreThreadTimeOut(true);
+  }
+
+  /** A pool of its own for one worker's tables. */
+  public static FlushWriters pool(int threads) {
+    if (threads < 1) {
+      throw new IllegalArgumentException("a writer pool needs at least one thread, not " + threads);
+    }
+    return new FlushWriters(threads);
+  }
+
+  /**
+   * One writer thread per core beside the poll thread, at most two: on two cores the poll thread
+   * and one writer keep both busy, and more writers would only compete with decoding. Two let a
+   * worker with many tables write one while committing another.
+   */
+  public static FlushWriters forThisMachine() {
+    return pool(Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors() - 1)));
+  }
+
+  public boolean synchronous() {
+    return pool == null;
+  }
+
+  public int threads() {
+    return threads;
+  }
+
+  Executor executor() {
+    return pool;
+  }
+}
