@@ -1,0 +1,218 @@
+package io.lakesink.iceberg;
+
+import static io.lakesink.testing.Events.event;
+import static io.lakesink.testing.Events.row;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.lakesink.changelog.ChangelogDelivery;
+import io.lakesink.config.DeliveryMode;
+import io.lakesink.config.SourceFormat;
+import io.lakesink.config.Subscription;
+import io.lakesink.delivery.DeliveryContext;
+import io.lakesink.delivery.FlushPolicy;
+import io.lakesink.delta.DeltaTable;
+import io.lakesink.delta.DeltaTableReader;
+import io.lakesink.delta.KernelEngine;
+import io.lakesink.event.Operation;
+import io.lakesink.merge.MergeDelivery;
+import io.lakesink.merge.MergeSettings;
+import io.lakesink.quarantine.QuarantineStore;
+import io.lakesink.storage.LocalStorage;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.apache.iceberg.DataOperations;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.hadoop.HadoopTables;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class IcebergMetadataSyncTest {
+  @TempDir Path dir;
+  final MovableClock clock = new MovableClock();
+  final IcebergMetadataSync sync = new IcebergMetadataSync();
+
+  @Test
+  void aChangelogTableReadsTheSameThroughIcebergAfterAppendsAndAnAddedColumn() {
+    ChangelogDelivery d = changelog();
+    d.accept(event("db.orders", 0, 5, Operation.CREATE, 1000L, row("id", 1L, "status", "new", "price", 9.5, "paid", true)));
+    d.accept(event("db.orders", 1, 7, Operation.DELETE, 2000L, row("id", 2L, "status", "old", "price", 1.25, "paid", false)));
+    d.flush();
+    Set<Path> parquetBefore = parquetFiles("orders_APPEND");
+
+    SyncResult first = sync.sync(table("orders_APPEND"));
+    assertTrue(first.changed());
+    assertEquals(table("orders_APPEND").version(), first.deltaVersion());
+    assertTrue(first.metadataLocation().matches(".*/orders_APPEND/metadata/v\\d+\\.metadata\\.json"), first.metadataLocation());
+    assertTrue(Files.exists(dir.resolve("lakesink/orders_APPEND/metadata/version-hint.text")));
+    assertEquals(parquetBefore, parquetFiles("orders_APPEND"), "no data file written or copied");
+    Table iceberg = iceberg("orders_APPEND");
+    assertEquals(List.of("__ingest_date"), iceberg.spec().fields().stream().map(f -> f.name()).toList());
+    assertEquals("identity", iceberg.spec().fields().get(0).transform().toString());
+    assertTrue(iceberg.properties().containsKey("schema.name-mapping.default"));
+    assertEquals(Long.toString(first.deltaVersion()), iceberg.properties().get(IcebergMetadataSync.DELTA_VERSION));
+    assertEquals(deltaPaths("orders_APPEND"), icebergPaths(iceberg), "Iceberg lists exactly the Delta log's files");
+    assertSameRows("orders_APPEND", 2);
+
+    // Next day: more rows, a new column, a second partition; two Delta commits, one sync.
+    clock.now = clock.now.plus(Duration.ofDays(1));
+    d.accept(event("db.orders", 0, 6, Operation.UPDATE, 3000L, row("id", 1L, "status", "paid", "price", 9.5, "paid", true)));
+    d.flush();
+    d.accept(event("db.orders", 0, 8, Operation.UPDATE, 4000L, row("id", 1L, "status", "shipped", "price", 9.5, "paid", true, "note", "fragile")));
+    d.accept(event("db.orders", 1, 9, Operation.CREATE, 5000L, row("id", 3L, "status", "new", "price", 3.0, "paid", false, "note", "gift")));
+    d.flush();
+
+    SyncResult second = sync.sync(table("orders_APPEND"));
+    assertTrue(second.changed());
+    assertEquals(2, second.filesAdded());
+    assertEquals(0, second.filesRemoved());
+    iceberg = iceberg("orders_APPEND");
+    assertEquals(DataOperations.APPEND, iceberg.currentSnapshot().operation());
+    assertEquals(Types.StringType.get(), iceberg.schema().findField("note").type());
+    assertTrue(iceberg.properties().get("schema.name-mapping.default").contains("\"note\""), "the name mapping knows the new column");
+    assertEquals(Long.toString(table("orders_APPEND").version()), iceberg.properties().get(IcebergMetadataSync.DELTA_VERSION));
+    assertEquals(deltaPaths("orders_APPEND"), icebergPaths(iceberg));
+    assertSameRows("orders_APPEND", 5);
+
+    SyncResult again = sync.sync(table("orders_APPEND"));
+    assertFalse(again.changed(), "nothing new in the Delta log");
+    assertEquals(second.metadataLocation(), again.metadataLocation());
+  }
+
+  @Test
+  void aMergeTableReadsTheSameThroughIcebergAfterFilesAreRewritten() {
+    MergeDelivery d = merge();
+    for (long id = 0; id < 20; id++) {
+      d.accept(event("t", 0, id, Operation.CREATE, 1L, row("id", id, "v", "a")));
+    }
+    d.flush();
+    SyncResult first = sync.sync(table("items"));
+    assertTrue(first.changed());
+    assertTrue(iceberg("items").spec().isUnpartitioned());
+    assertSameRows("items", 20);
+
+    d.accept(event("t", 0, 100, Operation.UPDATE, 2L, row("id", 5L, "v", "b")));
+    d.accept(event("t", 0, 101, Operation.DELETE, 2L, row("id", 6L, "v", "a")));
+    d.flush();
+    SyncResult second = sync.sync(table("items"));
+    assertTrue(second.filesRemoved() > 0, second.toString());
+    Table iceberg = iceberg("items");
+    assertEquals(DataOperations.OVERWRITE, iceberg.currentSnapshot().operation());
+    assertEquals(deltaPaths("items"), icebergPaths(iceberg), "the MERGE's removed files left the Iceberg table");
+    assertSameRows("items", 19);
+  }
+
+  /** Iceberg's generic records, read with the table's name mapping, are exactly the rows Delta's reader returns. */
+  private void assertSameRows(String name, int expected) {
+    List<Map<String, Object>> delta = sorted(DeltaTableReader.readAll(table(name)));
+    List<Map<String, Object>> iceberg = new ArrayList<>();
+    Table t = iceberg(name);
+    for (Record r : NameMappedRecords.read(t)) {
+      Map<String, Object> row = new HashMap<>();
+      for (Types.NestedField f : t.schema().columns()) {
+        Object value = r.getField(f.name());
+        row.put(f.name(), value instanceof OffsetDateTime odt ? odt.toInstant() : value);
+      }
+      iceberg.add(row);
+    }
+    assertEquals(expected, delta.size());
+    assertEquals(delta, sorted(iceberg));
+  }
+
+  private static List<Map<String, Object>> sorted(List<Map<String, Object>> rows) {
+    List<Map<String, Object>> copy = new ArrayList<>();
+    for (Map<String, Object> r : rows) {
+      copy.add(new HashMap<>(r)); // HashMap holds nulls: a missing column equals a null one
+    }
+    copy.sort(Comparator.comparing((Map<String, Object> r) -> String.valueOf(r.get("id")))
+        .thenComparing(r -> String.valueOf(r.get("__offset"))));
+    return copy;
+  }
+
+  private ChangelogDelivery changelog() {
+    LocalStorage storage = new LocalStorage(dir, "lakesink");
+    Subscription sub = new Subscription("db.orders", "orders", DeliveryMode.CHANGELOG, List.of("id"), SourceFormat.JSON, true);
+    return new ChangelogDelivery(sub, table("orders_APPEND"),
+        DeliveryContext.of(FlushPolicy.DEFAULT, new QuarantineStore(storage)).withClock(clock).withBackoff(millis -> {}));
+  }
+
+  private MergeDelivery merge() {
+    LocalStorage storage = new LocalStorage(dir, "lakesink");
+    Subscription sub = new Subscription("t", "items", DeliveryMode.MERGE, List.of("id"), SourceFormat.JSON, true);
+    return new MergeDelivery(sub, table("items"), null,
+        DeliveryContext.of(FlushPolicy.DEFAULT, new QuarantineStore(storage)).withClock(clock), MergeSettings.DEFAULT);
+  }
+
+  private DeltaTable table(String name) {
+    LocalStorage storage = new LocalStorage(dir, "lakesink");
+    return new DeltaTable(KernelEngine.create(storage), storage.tableLocation(name));
+  }
+
+  private Table iceberg(String name) {
+    return new HadoopTables().load(table(name).location());
+  }
+
+  private Set<String> deltaPaths(String name) {
+    DeltaTable t = table(name);
+    return t.files().stream().map(f -> IcebergMetadataSync.absolutePath(t.location(), f.path())).collect(Collectors.toSet());
+  }
+
+  private static Set<String> icebergPaths(Table t) {
+    try (CloseableIterable<FileScanTask> tasks = t.newScan().planFiles()) {
+      Set<String> paths = new java.util.HashSet<>();
+      tasks.forEach(task -> paths.add(task.file().location()));
+      return paths;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private Set<Path> parquetFiles(String name) {
+    try (Stream<Path> files = Files.walk(dir.resolve("lakesink").resolve(name))) {
+      return files.filter(p -> p.toString().endsWith(".parquet") && !p.toString().contains("_delta_log")).collect(Collectors.toSet());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** A clock the test moves by hand, so rows land in the ingest dates it chooses. */
+  static final class MovableClock extends Clock {
+    Instant now = Instant.parse("2026-11-29T10:00:00Z");
+
+    @Override
+    public ZoneId getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(ZoneId zone) {
+      return this;
+    }
+
+    @Override
+    public Instant instant() {
+      return now;
+    }
+  }
+}
