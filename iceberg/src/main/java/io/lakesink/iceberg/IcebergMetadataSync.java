@@ -48,8 +48,8 @@ import org.apache.parquet.hadoop.util.HadoopInputFile;
  * (MERGE, OPTIMIZE) → an overwrite that deletes them and adds their replacements. Diffing the
  * file sets, rather than replaying Delta commits one by one, keeps working after Delta's log
  * cleanup has deleted old commit files; the price is one Iceberg snapshot per sync, not per
- * Delta commit. The Delta version described is recorded in {@value #DELTA_VERSION}; a sync at
- * that version changes nothing.
+ * Delta commit. The Delta version described is recorded in {@value #DELTA_VERSION} (table property
+ * and snapshot summary); a sync that finds nothing new commits nothing.
  *
  * <p>lakesink's Parquet files carry no Iceberg field ids, so the table holds a name mapping
  * ({@code schema.name-mapping.default}) that Iceberg readers use to find columns by name.
@@ -74,8 +74,9 @@ public final class IcebergMetadataSync {
   }
 
   /** Brings the Iceberg metadata of {@code delta} up to its latest version. */
-  public SyncResult sync(DeltaTable delta) {
-    delta.refresh();
+  public SyncResult sync(DeltaTable deltaTable) {
+    // A handle of our own: reads the latest version without dropping the caller's cached snapshot.
+    DeltaTable delta = deltaTable.another();
     long version = delta.version();
     if (version < 0) {
       throw IcebergErrors.noDeltaTable(delta.location());
@@ -88,15 +89,17 @@ public final class IcebergMetadataSync {
     HadoopTables tables = new HadoopTables(hadoop);
     String location = delta.location();
     Table table = tables.exists(location) ? tables.load(location) : create(tables, location, columns, partitionColumns);
-    if (Objects.equals(table.properties().get(DELTA_VERSION), Long.toString(version))) {
-      return new SyncResult(version, metadataLocation(table), 0, 0, false);
-    }
     checkPartitioning(location, table.spec(), partitionColumns);
 
+    // Always compared, even when the recorded version is the latest: a Delta table deleted and
+    // created anew at the same location can be back at the same version with other files.
     Transaction tx = table.newTransaction();
-    syncSchema(tx, location, columns);
+    boolean schemaChanged = syncSchema(tx, location, columns);
     // The transaction starts from the metadata loaded above: its files are the ones to diff against.
     FileChanges changes = changes(currentFiles(table), location, files, tx.table().spec());
+    if (!schemaChanged && changes.isEmpty() && Objects.equals(table.properties().get(DELTA_VERSION), Long.toString(version))) {
+      return new SyncResult(version, metadataLocation(table), 0, 0, false);
+    }
     commitFiles(tx, changes, version);
     tx.updateProperties()
         .set(TableProperties.DEFAULT_NAME_MAPPING, NameMappingParser.toJson(MappingUtil.create(tx.table().schema())))
@@ -112,7 +115,11 @@ public final class IcebergMetadataSync {
   }
 
   /** The data files to add to and remove from the Iceberg table so that it lists exactly {@code files}. */
-  private record FileChanges(List<DataFile> added, List<DataFile> removed) {}
+  private record FileChanges(List<DataFile> added, List<DataFile> removed) {
+    boolean isEmpty() {
+      return added.isEmpty() && removed.isEmpty();
+    }
+  }
 
   private FileChanges changes(Map<String, DataFile> current, String location, List<TableFile> files, PartitionSpec spec) {
     Map<String, TableFile> wanted = new LinkedHashMap<>();
@@ -164,7 +171,7 @@ public final class IcebergMetadataSync {
   }
 
   /** Columns the Delta table gained are added; widened types are promoted; dropped columns dropped. */
-  private static void syncSchema(Transaction tx, String location, List<Column> columns) {
+  private static boolean syncSchema(Transaction tx, String location, List<Column> columns) {
     Schema schema = tx.table().schema();
     // A transaction accepts one pending update at a time: collect the changes, then open the
     // schema update only when there is one.
@@ -192,6 +199,7 @@ public final class IcebergMetadataSync {
       changes.forEach(c -> c.accept(update));
       update.commit();
     }
+    return !changes.isEmpty();
   }
 
   private static void checkPartitioning(String location, PartitionSpec spec, List<String> partitionColumns) {

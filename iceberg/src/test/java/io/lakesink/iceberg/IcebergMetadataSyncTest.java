@@ -4,6 +4,7 @@ import static io.lakesink.testing.Events.event;
 import static io.lakesink.testing.Events.row;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lakesink.changelog.ChangelogDelivery;
@@ -15,7 +16,12 @@ import io.lakesink.delivery.FlushPolicy;
 import io.lakesink.delta.DeltaTable;
 import io.lakesink.delta.DeltaTableReader;
 import io.lakesink.delta.KernelEngine;
+import io.lakesink.error.TableFailureException;
 import io.lakesink.event.Operation;
+import io.lakesink.maintenance.MaintenanceSettings;
+import io.lakesink.maintenance.OptimizeResult;
+import io.lakesink.maintenance.TableMaintenance;
+import io.lakesink.maintenance.VacuumResult;
 import io.lakesink.merge.MergeDelivery;
 import io.lakesink.merge.MergeSettings;
 import io.lakesink.quarantine.QuarantineStore;
@@ -35,6 +41,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -123,6 +130,54 @@ class IcebergMetadataSyncTest {
     assertSameRows("items", 19);
   }
 
+  @Test
+  void optimizeIsAnOverwriteOfTheSameRowsAndVacuumLeavesTheIcebergMetadataAlone() {
+    ChangelogDelivery d = changelog();
+    for (long offset = 0; offset < 3; offset++) {
+      d.accept(event("db.orders", 0, offset, Operation.CREATE, 1000L + offset, row("id", offset, "status", "new")));
+      d.flush();
+    }
+    assertEquals(3, sync.sync(table("orders_APPEND")).filesAdded());
+
+    OptimizeResult optimized = maintenance().optimize(false);
+    assertTrue(optimized.committed(), optimized.toString());
+    SyncResult afterOptimize = sync.sync(table("orders_APPEND"));
+    assertEquals(3, afterOptimize.filesRemoved());
+    assertEquals(1, afterOptimize.filesAdded());
+    assertEquals(DataOperations.OVERWRITE, iceberg("orders_APPEND").currentSnapshot().operation());
+    assertSameRows("orders_APPEND", 3);
+
+    Set<Path> metadata = files(dir.resolve("lakesink/orders_APPEND/metadata"));
+    clock.now = Instant.now().plus(Duration.ofHours(169)); // past the 7-day retention: the 3 small files go
+    VacuumResult vacuumed = maintenance().vacuum(Optional.empty(), false, false);
+    assertEquals(3, vacuumed.filesDeleted(), vacuumed.toString());
+    assertEquals(metadata, files(dir.resolve("lakesink/orders_APPEND/metadata")), "lakesink's VACUUM never lists metadata/");
+    assertSameRows("orders_APPEND", 3);
+  }
+
+  @Test
+  void aTableReCreatedWithAColumnIcebergCannotRetypeIsATableFailureThatSaysWhatToDelete() throws IOException {
+    ChangelogDelivery d = changelog();
+    d.accept(event("db.orders", 0, 0, Operation.CREATE, 1000L, row("id", 1L, "code", 7L)));
+    d.flush();
+    sync.sync(table("orders_APPEND"));
+
+    // An operator deletes the Delta table (not metadata/) and lakesink creates it anew, with code as text.
+    Path root = dir.resolve("lakesink/orders_APPEND");
+    for (Path p : files(root)) {
+      if (!p.startsWith(root.resolve("metadata"))) {
+        Files.delete(p);
+      }
+    }
+    ChangelogDelivery again = changelog();
+    again.accept(event("db.orders", 0, 1, Operation.CREATE, 2000L, row("id", 2L, "code", "seven")));
+    again.flush();
+
+    TableFailureException e = assertThrows(TableFailureException.class, () -> sync.sync(table("orders_APPEND")));
+    assertTrue(e.getMessage().contains("Column code") && e.getMessage().contains("string")
+        && e.getMessage().contains("long") && e.getMessage().contains(root.getFileName() + "/metadata"), e.getMessage());
+  }
+
   /** Iceberg's generic records, read with the table's name mapping, are exactly the rows Delta's reader returns. */
   private void assertSameRows(String name, int expected) {
     List<Map<String, Object>> delta = sorted(DeltaTableReader.readAll(table(name)));
@@ -162,6 +217,18 @@ class IcebergMetadataSyncTest {
     Subscription sub = new Subscription("t", "items", DeliveryMode.MERGE, List.of("id"), SourceFormat.JSON, true);
     return new MergeDelivery(sub, table("items"), null,
         DeliveryContext.of(FlushPolicy.DEFAULT, new QuarantineStore(storage)).withClock(clock), MergeSettings.DEFAULT);
+  }
+
+  private TableMaintenance maintenance() {
+    return new TableMaintenance("orders_APPEND", table("orders_APPEND"), List.of(), MaintenanceSettings.DEFAULT, clock, line -> {});
+  }
+
+  private static Set<Path> files(Path root) {
+    try (Stream<Path> files = Files.walk(root)) {
+      return files.filter(Files::isRegularFile).collect(Collectors.toSet());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   private DeltaTable table(String name) {
