@@ -17,7 +17,12 @@ import io.lakesink.delta.DeltaTable;
 import io.lakesink.delta.DeltaTableReader;
 import io.lakesink.delta.KernelEngine;
 import io.lakesink.error.TableFailureException;
+import io.lakesink.error.SourcePosition;
+import io.lakesink.event.ChangeEvent;
+import io.lakesink.event.Column;
+import io.lakesink.event.ColumnType;
 import io.lakesink.event.Operation;
+import io.lakesink.event.RowSchema;
 import io.lakesink.maintenance.MaintenanceSettings;
 import io.lakesink.maintenance.OptimizeResult;
 import io.lakesink.maintenance.TableMaintenance;
@@ -27,12 +32,14 @@ import io.lakesink.merge.MergeSettings;
 import io.lakesink.quarantine.QuarantineStore;
 import io.lakesink.storage.LocalStorage;
 import java.io.IOException;
+import java.math.BigDecimal;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalDate;
 import java.time.OffsetDateTime;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
@@ -47,6 +54,7 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.iceberg.DataOperations;
 import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.hadoop.HadoopTables;
@@ -128,6 +136,28 @@ class IcebergMetadataSyncTest {
     assertEquals(DataOperations.OVERWRITE, iceberg.currentSnapshot().operation());
     assertEquals(deltaPaths("items"), icebergPaths(iceberg), "the MERGE's removed files left the Iceberg table");
     assertSameRows("items", 19);
+  }
+
+  @Test
+  void everyColumnTypeLakesinkWritesReadsTheSameThroughIceberg() {
+    List<Column> columns = List.of(
+        new Column("id", ColumnType.BIGINT), new Column("small", ColumnType.INT), new Column("ratio", ColumnType.FLOAT),
+        new Column("score", ColumnType.DOUBLE), new Column("amount", ColumnType.decimal(10, 2)),
+        new Column("born", ColumnType.DATE), new Column("seen", ColumnType.TIMESTAMP),
+        new Column("name", ColumnType.STRING), new Column("ok", ColumnType.BOOLEAN));
+    ChangelogDelivery d = changelog();
+    d.accept(new ChangeEvent(new SourcePosition("db.orders", 0, 0), Operation.CREATE, 1000L, new RowSchema(columns, true),
+        new Object[] {1L, 7, 0.5f, 2.25, new BigDecimal("12345678.90"), LocalDate.of(1990, 5, 17),
+            Instant.parse("2026-11-29T09:15:30.123456Z"), "Zoë", true},
+        List.of("id"), 100));
+    d.accept(new ChangeEvent(new SourcePosition("db.orders", 0, 1), Operation.CREATE, 2000L, new RowSchema(columns, true),
+        new Object[] {2L, null, null, null, null, null, null, null, null}, List.of("id"), 100));
+    d.flush();
+    sync.sync(table("orders_APPEND"));
+    Schema schema = iceberg("orders_APPEND").schema();
+    assertEquals(Types.DecimalType.of(10, 2), schema.findField("amount").type());
+    assertEquals(Types.TimestampType.withZone(), schema.findField("seen").type());
+    assertSameRows("orders_APPEND", 2);
   }
 
   @Test
