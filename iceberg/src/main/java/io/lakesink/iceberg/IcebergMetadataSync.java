@@ -96,7 +96,7 @@ public final class IcebergMetadataSync {
     Transaction tx = table.newTransaction();
     boolean schemaChanged = syncSchema(tx, location, columns);
     // The transaction starts from the metadata loaded above: its files are the ones to diff against.
-    FileChanges changes = changes(currentFiles(table), location, files, tx.table().spec());
+    FileChanges changes = changes(currentFiles(table), location, files, tx.table().schema(), tx.table().spec());
     if (!schemaChanged && changes.isEmpty() && Objects.equals(table.properties().get(DELTA_VERSION), Long.toString(version))) {
       return new SyncResult(version, metadataLocation(table), 0, 0, false);
     }
@@ -121,7 +121,7 @@ public final class IcebergMetadataSync {
     }
   }
 
-  private FileChanges changes(Map<String, DataFile> current, String location, List<TableFile> files, PartitionSpec spec) {
+  private FileChanges changes(Map<String, DataFile> current, String location, List<TableFile> files, Schema schema, PartitionSpec spec) {
     Map<String, TableFile> wanted = new LinkedHashMap<>();
     for (TableFile file : files) {
       wanted.put(absolutePath(location, file.path()), file);
@@ -129,7 +129,7 @@ public final class IcebergMetadataSync {
     List<DataFile> added = new ArrayList<>();
     wanted.forEach((path, file) -> {
       if (!current.containsKey(path)) {
-        added.add(dataFile(spec, path, file));
+        added.add(dataFile(schema, spec, path, file));
       }
     });
     List<DataFile> removed = current.entrySet().stream().filter(e -> !wanted.containsKey(e.getKey())).map(Map.Entry::getValue).toList();
@@ -224,13 +224,13 @@ public final class IcebergMetadataSync {
     return files;
   }
 
-  private DataFile dataFile(PartitionSpec spec, String path, TableFile file) {
+  private DataFile dataFile(Schema schema, PartitionSpec spec, String path, TableFile file) {
     List<String> partitionValues = spec.fields().stream().map(f -> file.partitionValues().get(f.name())).toList();
     DataFiles.Builder builder = DataFiles.builder(spec)
         .withPath(path)
         .withFormat(FileFormat.PARQUET)
         .withFileSizeInBytes(file.size())
-        .withRecordCount(file.rows() >= 0 ? file.rows() : footerRowCount(path));
+        .withMetrics(FileBounds.metrics(schema, file, file.rows() >= 0 ? file.rows() : footerRowCount(path)));
     if (!spec.isUnpartitioned()) {
       builder.withPartitionValues(partitionValues);
     }

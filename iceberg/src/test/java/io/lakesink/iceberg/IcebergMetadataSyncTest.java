@@ -53,7 +53,9 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.iceberg.DataOperations;
+import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.Record;
@@ -206,6 +208,30 @@ class IcebergMetadataSyncTest {
     TableFailureException e = assertThrows(TableFailureException.class, () -> sync.sync(table("orders_APPEND")));
     assertTrue(e.getMessage().contains("Column code") && e.getMessage().contains("string")
         && e.getMessage().contains("long") && e.getMessage().contains(root.getFileName() + "/metadata"), e.getMessage());
+  }
+
+  @Test
+  void icebergEnginesSkipFilesByTheDeltaStatisticsOfIntegerColumns() {
+    MergeDelivery d = merge();
+    for (int file = 0; file < 3; file++) {
+      for (long id = file * 100; id < file * 100 + 50; id++) {
+        d.accept(event("t", 0, id, Operation.CREATE, 1L, row("id", id, "v", "a" + id)));
+      }
+      d.flush();
+    }
+    sync.sync(table("items"));
+    Table t = iceberg("items");
+    List<Record> planned = NameMappedRecords.read(t, Expressions.greaterThanOrEqual("id", 120L));
+    Set<Object> icebergIds = planned.stream().map(r -> r.getField("id")).filter(id -> (Long) id >= 120).collect(Collectors.toSet());
+    Set<Object> deltaIds = DeltaTableReader.readAll(table("items")).stream().map(r -> r.get("id")).filter(id -> (Long) id >= 120).collect(Collectors.toSet());
+    assertEquals(deltaIds, icebergIds, "no matching row skipped");
+    assertEquals(80, deltaIds.size());
+    assertEquals(100, planned.size(), "the file of ids 0..49 is skipped, the other two are read");
+
+    DataFile any = t.newScan().includeColumnStats().planFiles().iterator().next().file();
+    int v = t.schema().findField("v").fieldId();
+    assertFalse(any.upperBounds().containsKey(v), "no bound from Delta's truncated string statistics");
+    assertTrue(any.upperBounds().containsKey(t.schema().findField("id").fieldId()));
   }
 
   /** Iceberg's generic records, read with the table's name mapping, are exactly the rows Delta's reader returns. */

@@ -10,6 +10,8 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.data.IdentityPartitionConverters;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.formats.FormatModelRegistry;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.mapping.NameMappingParser;
@@ -29,9 +31,14 @@ final class NameMappedRecords {
   private NameMappedRecords() {}
 
   static List<Record> read(Table table) {
+    return read(table, Expressions.alwaysTrue());
+  }
+
+  /** The records of the files a scan with {@code filter} plans (rows are not filtered further). */
+  static List<Record> read(Table table, Expression filter) {
     String mapping = table.properties().get(TableProperties.DEFAULT_NAME_MAPPING);
     List<Record> records = new ArrayList<>();
-    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+    try (CloseableIterable<FileScanTask> tasks = table.newScan().filter(filter).planFiles()) {
       for (FileScanTask task : tasks) {
         try (CloseableIterable<Record> rows =
             FormatModelRegistry.<Record, Object>readBuilder(FileFormat.PARQUET, Record.class, table.io().newInputFile(task.file()))
