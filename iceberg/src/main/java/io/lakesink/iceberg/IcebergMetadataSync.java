@@ -102,6 +102,7 @@ public final class IcebergMetadataSync {
     }
     commitFiles(tx, changes, version);
     tx.updateProperties()
+        .set(TableProperties.GC_ENABLED, "false") // set on every sync: also protects metadata written before it
         .set(TableProperties.DEFAULT_NAME_MAPPING, NameMappingParser.toJson(MappingUtil.create(tx.table().schema())))
         .set(DELTA_VERSION, Long.toString(version))
         .commit();
@@ -163,6 +164,10 @@ public final class IcebergMetadataSync {
     // must not re-apply them on top of another sync's commit (they would be listed twice):
     // fail instead, and the next sync diffs again.
     properties.put(TableProperties.COMMIT_NUM_RETRIES, "0");
+    // The data files belong to the Delta table (its time travel still reads files Iceberg no
+    // longer lists): Iceberg's snapshot expiry, orphan-file removal and purge must never
+    // delete anything here. Engines refuse them while gc.enabled is false.
+    properties.put(TableProperties.GC_ENABLED, "false");
     try {
       return tables.create(schema, IcebergSchemas.spec(schema, partitionColumns), SortOrder.unsorted(), properties, location);
     } catch (org.apache.iceberg.exceptions.AlreadyExistsException e) {

@@ -55,6 +55,7 @@ import java.util.stream.Stream;
 import org.apache.iceberg.DataOperations;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
@@ -163,7 +164,7 @@ class IcebergMetadataSyncTest {
   }
 
   @Test
-  void optimizeIsAnOverwriteOfTheSameRowsAndVacuumLeavesTheIcebergMetadataAlone() {
+  void optimizeIsAnOverwriteIcebergMayNotGarbageCollectAndVacuumLeavesTheMetadataAlone() {
     ChangelogDelivery d = changelog();
     for (long offset = 0; offset < 3; offset++) {
       d.accept(event("db.orders", 0, offset, Operation.CREATE, 1000L + offset, row("id", offset, "status", "new")));
@@ -178,6 +179,14 @@ class IcebergMetadataSyncTest {
     assertEquals(1, afterOptimize.filesAdded());
     assertEquals(DataOperations.OVERWRITE, iceberg("orders_APPEND").currentSnapshot().operation());
     assertSameRows("orders_APPEND", 3);
+
+    // Iceberg's own maintenance would delete the 3 files Delta still keeps for time travel: refused.
+    Set<Path> dataFiles = parquetFiles("orders_APPEND");
+    ValidationException refused = assertThrows(ValidationException.class,
+        () -> iceberg("orders_APPEND").expireSnapshots().expireOlderThan(Long.MAX_VALUE).commit());
+    assertTrue(refused.getMessage().contains("GC is disabled"), refused.getMessage());
+    assertEquals(dataFiles, parquetFiles("orders_APPEND"));
+    assertEquals(4, dataFiles.size());
 
     Set<Path> metadata = files(dir.resolve("lakesink/orders_APPEND/metadata"));
     clock.now = Instant.now().plus(Duration.ofHours(169)); // past the 7-day retention: the 3 small files go
