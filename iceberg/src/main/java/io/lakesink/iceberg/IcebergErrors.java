@@ -37,4 +37,12 @@ final class IcebergErrors {
         "Another process committed Iceberg metadata for " + location + " at the same time; the sync runs again.",
         cause);
   }
+
+  static TableFailureException unsupportedDeltaFeature(String location, String property, String value, String why) {
+    return new TableFailureException(
+        "The Delta table at " + location + " has " + property + "=" + value + ", and " + why
+            + " Its Iceberg metadata is not written; remove that setting from the table (and rewrite the files it"
+            + " affected) or do not sync this table to Iceberg.",
+        null, null);
+  }
 }

@@ -85,6 +85,7 @@ public final class IcebergMetadataSync {
     List<Column> columns = delta.columns().orElseThrow();
     List<String> partitionColumns = delta.partitionColumns();
     List<TableFile> files = delta.files();
+    checkFeatures(delta.location(), delta.properties());
 
     HadoopTables tables = new HadoopTables(hadoop);
     String location = delta.location();
@@ -205,6 +206,24 @@ public final class IcebergMetadataSync {
       update.commit();
     }
     return !changes.isEmpty();
+  }
+
+  /**
+   * Delta features whose files Iceberg would read wrongly through this metadata: column mapping
+   * stores columns under physical names the name mapping does not know (they would read as
+   * null); deletion vectors hide rows Iceberg would show again.
+   */
+  private static void checkFeatures(String location, Map<String, String> properties) {
+    String mapping = properties.getOrDefault("delta.columnMapping.mode", "none");
+    if (!mapping.equalsIgnoreCase("none")) {
+      throw IcebergErrors.unsupportedDeltaFeature(location, "delta.columnMapping.mode", mapping,
+          "its Parquet columns carry physical names that Iceberg's name mapping would not find (they would read as null).");
+    }
+    String deletionVectors = properties.getOrDefault("delta.enableDeletionVectors", "false");
+    if (deletionVectors.equalsIgnoreCase("true")) {
+      throw IcebergErrors.unsupportedDeltaFeature(location, "delta.enableDeletionVectors", deletionVectors,
+          "rows a deletion vector marks as deleted would appear again through Iceberg.");
+    }
   }
 
   private static void checkPartitioning(String location, PartitionSpec spec, List<String> partitionColumns) {

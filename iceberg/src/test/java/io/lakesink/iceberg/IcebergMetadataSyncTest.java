@@ -243,6 +243,29 @@ class IcebergMetadataSyncTest {
     assertTrue(any.upperBounds().containsKey(t.schema().findField("id").fieldId()));
   }
 
+  @Test
+  void aTableWithDeletionVectorsEnabledIsNotDescribedToIceberg() {
+    ChangelogDelivery d = changelog();
+    d.accept(event("db.orders", 0, 0, Operation.CREATE, 1000L, row("id", 1L)));
+    d.flush();
+    table("orders_APPEND").commitProperties(p -> Map.of("delta.enableDeletionVectors", "true"));
+
+    TableFailureException e = assertThrows(TableFailureException.class, () -> sync.sync(table("orders_APPEND")));
+    assertTrue(e.getMessage().contains("delta.enableDeletionVectors=true") && e.getMessage().contains("appear again"), e.getMessage());
+    assertFalse(Files.exists(dir.resolve("lakesink/orders_APPEND/metadata")), "no Iceberg metadata written");
+  }
+
+  @Test
+  void aTableWithColumnMappingIsNotDescribedToIceberg() {
+    ChangelogDelivery d = changelog();
+    d.accept(event("db.orders", 0, 0, Operation.CREATE, 1000L, row("id", 1L)));
+    d.flush();
+    table("orders_APPEND").commitProperties(p -> Map.of("delta.columnMapping.mode", "name"));
+
+    TableFailureException e = assertThrows(TableFailureException.class, () -> sync.sync(table("orders_APPEND")));
+    assertTrue(e.getMessage().contains("delta.columnMapping.mode=name") && e.getMessage().contains("physical names"), e.getMessage());
+  }
+
   /** Iceberg's generic records, read with the table's name mapping, are exactly the rows Delta's reader returns. */
   private void assertSameRows(String name, int expected) {
     List<Map<String, Object>> delta = sorted(DeltaTableReader.readAll(table(name)));
