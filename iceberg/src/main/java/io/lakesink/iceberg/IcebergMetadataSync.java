@@ -1,5 +1,6 @@
 package io.lakesink.iceberg;
 
+import io.lakesink.config.DeliveryMode;
 import io.lakesink.delta.DeltaTable;
 import io.lakesink.delta.TableFile;
 import io.lakesink.event.Column;
@@ -21,6 +22,7 @@ import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.OverwriteFiles;
 import org.apache.iceberg.PartitionField;
 import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.RewriteFiles;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SortOrder;
 import org.apache.iceberg.Table;
@@ -44,8 +46,9 @@ import org.apache.parquet.hadoop.util.HadoopInputFile;
  * list the same Parquet files the Delta log references. No data is copied or rewritten.
  *
  * <p>Each sync compares the latest Delta snapshot with the Iceberg table's current files and
- * commits the difference as one Iceberg snapshot: only new files → an append; files removed
- * (MERGE, OPTIMIZE) → an overwrite that deletes them and adds their replacements. Diffing the
+ * commits the difference as one Iceberg snapshot: only new files → an append; files a
+ * changelog table's OPTIMIZE replaced → a rewrite; other removals (MERGE) → an overwrite that
+ * deletes them and adds their replacements. Diffing the
  * file sets, rather than replaying Delta commits one by one, keeps working after Delta's log
  * cleanup has deleted old commit files; the price is one Iceberg snapshot per sync, not per
  * Delta commit. The Delta version described is recorded in {@value #DELTA_VERSION} (table property
@@ -73,8 +76,13 @@ public final class IcebergMetadataSync {
     this.hadoop = hadoop;
   }
 
-  /** Brings the Iceberg metadata of {@code delta} up to its latest version. */
-  public SyncResult sync(DeltaTable deltaTable) {
+  /**
+   * Brings the Iceberg metadata of {@code deltaTable} up to its latest version.
+   *
+   * @param mode how lakesink writes the table: a changelog table never loses rows, so files it
+   *     removes were compacted (OPTIMIZE), which Iceberg calls a rewrite
+   */
+  public SyncResult sync(DeltaTable deltaTable, DeliveryMode mode) {
     // A handle of our own: reads the latest version without dropping the caller's cached snapshot.
     DeltaTable delta = deltaTable.another();
     long version = delta.version();
@@ -101,7 +109,7 @@ public final class IcebergMetadataSync {
     if (!schemaChanged && changes.isEmpty() && Objects.equals(table.properties().get(DELTA_VERSION), Long.toString(version))) {
       return new SyncResult(version, metadataLocation(table), 0, 0, false);
     }
-    commitFiles(tx, changes, version);
+    commitFiles(tx, changes, version, mode);
     tx.updateProperties()
         .set(TableProperties.GC_ENABLED, "false") // set on every sync: also protects metadata written before it
         .set(TableProperties.DEFAULT_NAME_MAPPING, NameMappingParser.toJson(MappingUtil.create(tx.table().schema())))
@@ -139,21 +147,35 @@ public final class IcebergMetadataSync {
   }
 
   /**
-   * Only new files: an append (incremental Iceberg readers pick it up). Files removed: an
-   * overwrite, which tells those readers that rows changed. The snapshot summary also carries
-   * the Delta version.
+   * Only new files: an append (incremental Iceberg readers pick it up). Files a changelog
+   * table's OPTIMIZE replaced, with as many rows as their replacements: a rewrite, which those
+   * readers skip (the rows are not new). Any other removal (a MERGE, or OPTIMIZE and new rows
+   * in one sync): an overwrite, which tells them rows changed. The snapshot summary also
+   * carries the Delta version.
    */
-  private static void commitFiles(Transaction tx, FileChanges changes, long version) {
-    if (changes.removed().isEmpty() && !changes.added().isEmpty()) {
-      AppendFiles append = tx.newAppend();
-      changes.added().forEach(append::appendFile);
-      append.set(DELTA_VERSION, Long.toString(version)).commit();
-    } else if (!changes.removed().isEmpty()) {
+  private static void commitFiles(Transaction tx, FileChanges changes, long version, DeliveryMode mode) {
+    String deltaVersion = Long.toString(version);
+    if (changes.removed().isEmpty()) {
+      if (!changes.added().isEmpty()) {
+        AppendFiles append = tx.newAppend();
+        changes.added().forEach(append::appendFile);
+        append.set(DELTA_VERSION, deltaVersion).commit();
+      }
+    } else if (mode == DeliveryMode.CHANGELOG && rows(changes.removed()) == rows(changes.added())) {
+      RewriteFiles rewrite = tx.newRewrite();
+      changes.removed().forEach(rewrite::deleteFile);
+      changes.added().forEach(rewrite::addFile);
+      rewrite.set(DELTA_VERSION, deltaVersion).commit();
+    } else {
       OverwriteFiles overwrite = tx.newOverwrite();
       changes.removed().forEach(overwrite::deleteFile);
       changes.added().forEach(overwrite::addFile);
-      overwrite.set(DELTA_VERSION, Long.toString(version)).commit();
+      overwrite.set(DELTA_VERSION, deltaVersion).commit();
     }
+  }
+
+  private static long rows(List<DataFile> files) {
+    return files.stream().mapToLong(DataFile::recordCount).sum();
   }
 
   private Table create(HadoopTables tables, String location, List<Column> columns, List<String> partitionColumns) {
