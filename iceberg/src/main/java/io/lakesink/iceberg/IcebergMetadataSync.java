@@ -6,39 +6,26 @@ import io.lakesink.delta.TableFile;
 import io.lakesink.event.Column;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.URI;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DataFile;
-import org.apache.iceberg.DataFiles;
-import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
-import org.apache.iceberg.OverwriteFiles;
 import org.apache.iceberg.PartitionField;
 import org.apache.iceberg.PartitionSpec;
-import org.apache.iceberg.RewriteFiles;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SortOrder;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.Transaction;
-import org.apache.iceberg.UpdateSchema;
 import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.hadoop.HadoopTables;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.mapping.MappingUtil;
 import org.apache.iceberg.mapping.NameMappingParser;
-import org.apache.iceberg.types.Type;
-import org.apache.iceberg.types.TypeUtil;
-import org.apache.iceberg.types.Types;
-import org.apache.parquet.hadoop.ParquetFileReader;
-import org.apache.parquet.hadoop.util.HadoopInputFile;
 
 /**
  * Keeps Iceberg metadata next to a Delta table written by lakesink (the Apache XTable approach):
@@ -67,6 +54,7 @@ public final class IcebergMetadataSync {
   public static final String DELTA_VERSION = "lakesink.delta.version";
 
   private final Configuration hadoop;
+  private final DeltaDataFiles dataFiles;
 
   public IcebergMetadataSync() {
     this(new Configuration());
@@ -74,6 +62,7 @@ public final class IcebergMetadataSync {
 
   public IcebergMetadataSync(Configuration hadoop) {
     this.hadoop = hadoop;
+    this.dataFiles = new DeltaDataFiles(hadoop);
   }
 
   /**
@@ -103,13 +92,17 @@ public final class IcebergMetadataSync {
     // Always compared, even when the recorded version is the latest: a Delta table deleted and
     // created anew at the same location can be back at the same version with other files.
     Transaction tx = table.newTransaction();
-    boolean schemaChanged = syncSchema(tx, location, columns);
+    boolean schemaChanged = IcebergSchemas.evolve(tx, location, columns);
     // The transaction starts from the metadata loaded above: its files are the ones to diff against.
-    FileChanges changes = changes(currentFiles(table), location, files, tx.table().schema(), tx.table().spec());
+    Schema schema = tx.table().schema();
+    PartitionSpec spec = tx.table().spec();
+    Map<String, TableFile> wanted = new LinkedHashMap<>();
+    files.forEach(f -> wanted.put(DeltaDataFiles.absolutePath(location, f.path()), f));
+    FileChanges changes = FileChanges.between(currentFiles(table), wanted, (path, file) -> dataFiles.of(schema, spec, path, file));
     if (!schemaChanged && changes.isEmpty() && Objects.equals(table.properties().get(DELTA_VERSION), Long.toString(version))) {
       return new SyncResult(version, metadataLocation(table), 0, 0, false);
     }
-    commitFiles(tx, changes, version, mode);
+    changes.commit(tx, version, mode);
     tx.updateProperties()
         .set(TableProperties.GC_ENABLED, "false") // set on every sync: also protects metadata written before it
         .set(TableProperties.DEFAULT_NAME_MAPPING, NameMappingParser.toJson(MappingUtil.create(tx.table().schema())))
@@ -122,60 +115,6 @@ public final class IcebergMetadataSync {
     }
     table.refresh();
     return new SyncResult(version, metadataLocation(table), changes.added().size(), changes.removed().size(), true);
-  }
-
-  /** The data files to add to and remove from the Iceberg table so that it lists exactly {@code files}. */
-  private record FileChanges(List<DataFile> added, List<DataFile> removed) {
-    boolean isEmpty() {
-      return added.isEmpty() && removed.isEmpty();
-    }
-  }
-
-  private FileChanges changes(Map<String, DataFile> current, String location, List<TableFile> files, Schema schema, PartitionSpec spec) {
-    Map<String, TableFile> wanted = new LinkedHashMap<>();
-    for (TableFile file : files) {
-      wanted.put(absolutePath(location, file.path()), file);
-    }
-    List<DataFile> added = new ArrayList<>();
-    wanted.forEach((path, file) -> {
-      if (!current.containsKey(path)) {
-        added.add(dataFile(schema, spec, path, file));
-      }
-    });
-    List<DataFile> removed = current.entrySet().stream().filter(e -> !wanted.containsKey(e.getKey())).map(Map.Entry::getValue).toList();
-    return new FileChanges(added, removed);
-  }
-
-  /**
-   * Only new files: an append (incremental Iceberg readers pick it up). Files a changelog
-   * table's OPTIMIZE replaced, with as many rows as their replacements: a rewrite, which those
-   * readers skip (the rows are not new). Any other removal (a MERGE, or OPTIMIZE and new rows
-   * in one sync): an overwrite, which tells them rows changed. The snapshot summary also
-   * carries the Delta version.
-   */
-  private static void commitFiles(Transaction tx, FileChanges changes, long version, DeliveryMode mode) {
-    String deltaVersion = Long.toString(version);
-    if (changes.removed().isEmpty()) {
-      if (!changes.added().isEmpty()) {
-        AppendFiles append = tx.newAppend();
-        changes.added().forEach(append::appendFile);
-        append.set(DELTA_VERSION, deltaVersion).commit();
-      }
-    } else if (mode == DeliveryMode.CHANGELOG && rows(changes.removed()) == rows(changes.added())) {
-      RewriteFiles rewrite = tx.newRewrite();
-      changes.removed().forEach(rewrite::deleteFile);
-      changes.added().forEach(rewrite::addFile);
-      rewrite.set(DELTA_VERSION, deltaVersion).commit();
-    } else {
-      OverwriteFiles overwrite = tx.newOverwrite();
-      changes.removed().forEach(overwrite::deleteFile);
-      changes.added().forEach(overwrite::addFile);
-      overwrite.set(DELTA_VERSION, deltaVersion).commit();
-    }
-  }
-
-  private static long rows(List<DataFile> files) {
-    return files.stream().mapToLong(DataFile::recordCount).sum();
   }
 
   private Table create(HadoopTables tables, String location, List<Column> columns, List<String> partitionColumns) {
@@ -196,38 +135,6 @@ public final class IcebergMetadataSync {
     } catch (org.apache.iceberg.exceptions.AlreadyExistsException e) {
       throw IcebergErrors.concurrentSync(location, e);
     }
-  }
-
-  /** Columns the Delta table gained are added; widened types are promoted; dropped columns dropped. */
-  private static boolean syncSchema(Transaction tx, String location, List<Column> columns) {
-    Schema schema = tx.table().schema();
-    // A transaction accepts one pending update at a time: collect the changes, then open the
-    // schema update only when there is one.
-    List<java.util.function.Consumer<UpdateSchema>> changes = new ArrayList<>();
-    for (Column column : columns) {
-      Type.PrimitiveType wanted = IcebergSchemas.type(column.type());
-      Types.NestedField existing = schema.findField(column.name());
-      if (existing == null) {
-        changes.add(u -> u.addColumn(column.name(), wanted));
-      } else if (!existing.type().equals(wanted)) {
-        if (!existing.type().isPrimitiveType() || !TypeUtil.isPromotionAllowed(existing.type(), wanted)) {
-          throw IcebergErrors.columnRetyped(location, column.name(), existing.type().toString(), column.type().toString());
-        }
-        changes.add(u -> u.updateColumn(column.name(), wanted));
-      }
-    }
-    List<String> names = columns.stream().map(Column::name).toList();
-    for (Types.NestedField field : schema.columns()) {
-      if (!names.contains(field.name())) {
-        changes.add(u -> u.deleteColumn(field.name()));
-      }
-    }
-    if (!changes.isEmpty()) {
-      UpdateSchema update = tx.updateSchema();
-      changes.forEach(c -> c.accept(update));
-      update.commit();
-    }
-    return !changes.isEmpty();
   }
 
   /**
@@ -268,37 +175,6 @@ public final class IcebergMetadataSync {
       throw new UncheckedIOException("listing the Iceberg files of " + table.location(), e);
     }
     return files;
-  }
-
-  private DataFile dataFile(Schema schema, PartitionSpec spec, String path, TableFile file) {
-    List<String> partitionValues = spec.fields().stream().map(f -> file.partitionValues().get(f.name())).toList();
-    DataFiles.Builder builder = DataFiles.builder(spec)
-        .withPath(path)
-        .withFormat(FileFormat.PARQUET)
-        .withFileSizeInBytes(file.size())
-        .withMetrics(FileBounds.metrics(schema, file, file.rows() >= 0 ? file.rows() : footerRowCount(path)));
-    if (!spec.isUnpartitioned()) {
-      builder.withPartitionValues(partitionValues);
-    }
-    return builder.build();
-  }
-
-  /** Delta statistics are optional; Iceberg needs every file's row count. */
-  private long footerRowCount(String path) {
-    try (ParquetFileReader reader = ParquetFileReader.open(HadoopInputFile.fromPath(new org.apache.hadoop.fs.Path(path), hadoop))) {
-      return reader.getRecordCount();
-    } catch (IOException e) {
-      throw new UncheckedIOException("reading the footer of " + path, e);
-    }
-  }
-
-  /** Delta's add paths are URI-encoded and relative to the table (or absolute URIs). */
-  static String absolutePath(String location, String deltaPath) {
-    URI uri = URI.create(deltaPath);
-    if (uri.isAbsolute()) {
-      return deltaPath;
-    }
-    return location + "/" + uri.getPath();
   }
 
   private static String metadataLocation(Table table) {

@@ -4,12 +4,16 @@ import io.lakesink.event.Column;
 import io.lakesink.event.ColumnType;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.Transaction;
+import org.apache.iceberg.UpdateSchema;
+import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 
-/** Delta columns as Iceberg types. */
+/** Delta columns as Iceberg types, and the Iceberg schema kept in step with them. */
 final class IcebergSchemas {
   private IcebergSchemas() {}
 
@@ -45,5 +49,37 @@ final class IcebergSchemas {
       case TIMESTAMP -> Types.TimestampType.withZone();
       case STRING -> Types.StringType.get();
     };
+  }
+
+  /** Columns the Delta table gained are added; widened types are promoted; dropped columns dropped. */
+  static boolean evolve(Transaction tx, String location, List<Column> columns) {
+    Schema schema = tx.table().schema();
+    // A transaction accepts one pending update at a time: collect the changes, then open the
+    // schema update only when there is one.
+    List<Consumer<UpdateSchema>> changes = new ArrayList<>();
+    for (Column column : columns) {
+      Type.PrimitiveType wanted = type(column.type());
+      Types.NestedField existing = schema.findField(column.name());
+      if (existing == null) {
+        changes.add(u -> u.addColumn(column.name(), wanted));
+      } else if (!existing.type().equals(wanted)) {
+        if (!existing.type().isPrimitiveType() || !TypeUtil.isPromotionAllowed(existing.type(), wanted)) {
+          throw IcebergErrors.columnRetyped(location, column.name(), existing.type().toString(), column.type().toString());
+        }
+        changes.add(u -> u.updateColumn(column.name(), wanted));
+      }
+    }
+    List<String> names = columns.stream().map(Column::name).toList();
+    for (Types.NestedField field : schema.columns()) {
+      if (!names.contains(field.name())) {
+        changes.add(u -> u.deleteColumn(field.name()));
+      }
+    }
+    if (!changes.isEmpty()) {
+      UpdateSchema update = tx.updateSchema();
+      changes.forEach(c -> c.accept(update));
+      update.commit();
+    }
+    return !changes.isEmpty();
   }
 }

@@ -331,7 +331,7 @@ class IcebergMetadataSyncTest {
 
   private Set<String> deltaPaths(String name) {
     DeltaTable t = table(name);
-    return t.files().stream().map(f -> IcebergMetadataSync.absolutePath(t.location(), f.path())).collect(Collectors.toSet());
+    return t.files().stream().map(f -> DeltaDataFiles.absolutePath(t.location(), f.path())).collect(Collectors.toSet());
   }
 
   private static Set<String> icebergPaths(Table t) {
