@@ -17,6 +17,7 @@ import io.lakesink.delta.DeltaTable;
 import io.lakesink.delta.DeltaTableReader;
 import io.lakesink.delta.KernelEngine;
 import io.lakesink.error.TableFailureException;
+import io.lakesink.error.RetryableException;
 import io.lakesink.error.SourcePosition;
 import io.lakesink.event.ChangeEvent;
 import io.lakesink.event.Column;
@@ -56,6 +57,7 @@ import org.apache.iceberg.DataOperations;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.exceptions.ValidationException;
+import org.apache.iceberg.relocated.com.google.common.collect.Iterables;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
@@ -265,6 +267,28 @@ class IcebergMetadataSyncTest {
 
     TableFailureException e = assertThrows(TableFailureException.class, () -> sync.sync(table("orders_APPEND"), DeliveryMode.CHANGELOG));
     assertTrue(e.getMessage().contains("delta.columnMapping.mode=name") && e.getMessage().contains("physical names"), e.getMessage());
+  }
+
+  @Test
+  void aSyncThatLosesARaceIsRetryableAndTheNextSyncListsEveryFileOnce() {
+    ChangelogDelivery d = changelog();
+    d.accept(event("db.orders", 0, 0, Operation.CREATE, 1000L, row("id", 1L)));
+    d.flush();
+    sync.sync(table("orders_APPEND"), DeliveryMode.CHANGELOG);
+    d.accept(event("db.orders", 0, 1, Operation.CREATE, 2000L, row("id", 2L)));
+    d.flush();
+
+    // Another process's sync commits the same new file just before this one writes its metadata.
+    RacingFileSystem.BEFORE_METADATA_WRITE.set(() -> sync.sync(table("orders_APPEND"), DeliveryMode.CHANGELOG));
+    IcebergMetadataSync racing = new IcebergMetadataSync(RacingFileSystem.configuration());
+    RetryableException e = assertThrows(RetryableException.class, () -> racing.sync(table("orders_APPEND"), DeliveryMode.CHANGELOG));
+    assertTrue(e.getMessage().contains("at the same time"), e.getMessage());
+    assertEquals(null, RacingFileSystem.BEFORE_METADATA_WRITE.get(), "the race ran");
+
+    SyncResult next = racing.sync(table("orders_APPEND"), DeliveryMode.CHANGELOG);
+    assertFalse(next.changed(), "the other sync already described this version");
+    assertEquals(deltaPaths("orders_APPEND").size(), Iterables.size(iceberg("orders_APPEND").newScan().planFiles()));
+    assertSameRows("orders_APPEND", 2);
   }
 
   /** Iceberg's generic records, read with the table's name mapping, are exactly the rows Delta's reader returns. */
