@@ -132,7 +132,14 @@ class IcebergMetadataSyncTest {
     assertTrue(iceberg("items").spec().isUnpartitioned());
     assertSameRows("items", 20);
 
+    // An update only: the rewritten file holds as many rows as the old one, yet rows changed.
     d.accept(event("t", 0, 100, Operation.UPDATE, 2L, row("id", 5L, "v", "b")));
+    d.flush();
+    SyncResult updated = sync.sync(table("items"), DeliveryMode.MERGE);
+    assertEquals(1, updated.filesRemoved(), updated.toString());
+    assertEquals(DataOperations.OVERWRITE, iceberg("items").currentSnapshot().operation(), "not a rewrite: the rows changed");
+    assertSameRows("items", 20);
+
     d.accept(event("t", 0, 101, Operation.DELETE, 2L, row("id", 6L, "v", "a")));
     d.flush();
     SyncResult second = sync.sync(table("items"), DeliveryMode.MERGE);
@@ -183,20 +190,32 @@ class IcebergMetadataSyncTest {
         "a compaction is a rewrite: incremental Iceberg readers of the changelog skip it");
     assertSameRows("orders_APPEND", 3);
 
-    // Iceberg's own maintenance would delete the 3 files Delta still keeps for time travel: refused.
+    // OPTIMIZE and new rows seen by one sync: the new rows must reach incremental readers, so an overwrite.
+    d.accept(event("db.orders", 0, 3, Operation.CREATE, 1003L, row("id", 3L, "status", "new")));
+    d.flush();
+    maintenance().optimize(false);
+    SyncResult mixed = sync.sync(table("orders_APPEND"), DeliveryMode.CHANGELOG);
+    // Iceberg knew the first compacted file; Delta now holds one file with it and the new row.
+    assertEquals(1, mixed.filesRemoved(), mixed.toString());
+    assertEquals(1, mixed.filesAdded(), mixed.toString());
+    assertEquals(DataOperations.OVERWRITE, iceberg("orders_APPEND").currentSnapshot().operation());
+    assertSameRows("orders_APPEND", 4);
+
+    // Iceberg's own maintenance would delete the files only older Iceberg snapshots list, which Delta
+    // still keeps for time travel: refused.
     Set<Path> dataFiles = parquetFiles("orders_APPEND");
     ValidationException refused = assertThrows(ValidationException.class,
         () -> iceberg("orders_APPEND").expireSnapshots().expireOlderThan(Long.MAX_VALUE).commit());
     assertTrue(refused.getMessage().contains("GC is disabled"), refused.getMessage());
     assertEquals(dataFiles, parquetFiles("orders_APPEND"));
-    assertEquals(4, dataFiles.size());
+    assertEquals(6, dataFiles.size());
 
     Set<Path> metadata = files(dir.resolve("lakesink/orders_APPEND/metadata"));
-    clock.now = Instant.now().plus(Duration.ofHours(169)); // past the 7-day retention: the 3 small files go
+    clock.now = Instant.now().plus(Duration.ofHours(169)); // past the 7-day retention: all but the live file go
     VacuumResult vacuumed = maintenance().vacuum(Optional.empty(), false, false);
-    assertEquals(3, vacuumed.filesDeleted(), vacuumed.toString());
+    assertEquals(5, vacuumed.filesDeleted(), vacuumed.toString());
     assertEquals(metadata, files(dir.resolve("lakesink/orders_APPEND/metadata")), "lakesink's VACUUM never lists metadata/");
-    assertSameRows("orders_APPEND", 3);
+    assertSameRows("orders_APPEND", 4);
   }
 
   @Test
