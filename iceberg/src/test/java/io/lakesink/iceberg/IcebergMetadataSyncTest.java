@@ -226,12 +226,7 @@ class IcebergMetadataSyncTest {
     sync.sync(table("orders_APPEND"), DeliveryMode.CHANGELOG);
 
     // An operator deletes the Delta table (not metadata/) and lakesink creates it anew, with code as text.
-    Path root = dir.resolve("lakesink/orders_APPEND");
-    for (Path p : files(root)) {
-      if (!p.startsWith(root.resolve("metadata"))) {
-        Files.delete(p);
-      }
-    }
+    Path root = deleteDeltaTable("orders_APPEND");
     ChangelogDelivery again = changelog();
     again.accept(event("db.orders", 0, 1, Operation.CREATE, 2000L, row("id", 2L, "code", "seven")));
     again.flush();
@@ -239,6 +234,63 @@ class IcebergMetadataSyncTest {
     TableFailureException e = assertThrows(TableFailureException.class, () -> sync.sync(table("orders_APPEND"), DeliveryMode.CHANGELOG));
     assertTrue(e.getMessage().contains("Column code") && e.getMessage().contains("string")
         && e.getMessage().contains("long") && e.getMessage().contains(root.getFileName() + "/metadata"), e.getMessage());
+  }
+
+  @Test
+  void aTableReCreatedWithAWiderAndAMissingColumnIsDescribedAnew() {
+    ChangelogDelivery d = changelog();
+    d.accept(event("db.orders", 0, 0, Operation.CREATE, 1000L, row("id", 1L, "code", 7, "note", "x")));
+    d.flush();
+    sync.sync(table("orders_APPEND"), DeliveryMode.CHANGELOG);
+    int codeId = iceberg("orders_APPEND").schema().findField("code").fieldId();
+
+    deleteDeltaTable("orders_APPEND");
+    ChangelogDelivery again = changelog();
+    again.accept(event("db.orders", 0, 1, Operation.CREATE, 2000L, row("id", 2L, "code", 8L)));
+    again.flush();
+
+    SyncResult result = sync.sync(table("orders_APPEND"), DeliveryMode.CHANGELOG);
+    assertEquals(1, result.filesRemoved(), "the deleted table's file left the Iceberg table");
+    Schema schema = iceberg("orders_APPEND").schema();
+    assertEquals(Types.LongType.get(), schema.findField("code").type(), "int promoted to long");
+    assertEquals(codeId, schema.findField("code").fieldId(), "same column, same id");
+    assertEquals(null, schema.findField("note"), "a column the table no longer has is dropped");
+    assertSameRows("orders_APPEND", 1);
+  }
+
+  @Test
+  void aTableReCreatedWithOtherPartitionColumnsIsATableFailure() {
+    ChangelogDelivery d = changelog();
+    d.accept(event("db.orders", 0, 0, Operation.CREATE, 1000L, row("id", 1L)));
+    d.flush();
+    sync.sync(table("orders_APPEND"), DeliveryMode.CHANGELOG);
+
+    deleteDeltaTable("orders_APPEND");
+    LocalStorage storage = new LocalStorage(dir, "lakesink");
+    Subscription sub = new Subscription("t", "orders", DeliveryMode.MERGE, List.of("id"), SourceFormat.JSON, true);
+    MergeDelivery merge = new MergeDelivery(sub, table("orders_APPEND"), null,
+        DeliveryContext.of(FlushPolicy.DEFAULT, new QuarantineStore(storage)).withClock(clock), MergeSettings.DEFAULT);
+    merge.accept(event("t", 0, 1, Operation.CREATE, 2000L, row("id", 2L)));
+    merge.flush();
+
+    TableFailureException e = assertThrows(TableFailureException.class, () -> sync.sync(table("orders_APPEND"), DeliveryMode.MERGE));
+    assertTrue(e.getMessage().contains("partitioned by []") && e.getMessage().contains("[__ingest_date]")
+        && e.getMessage().contains("orders_APPEND/metadata"), e.getMessage());
+  }
+
+  /** Deletes the Delta table's log and files, not its Iceberg metadata, as an operator might. */
+  private Path deleteDeltaTable(String name) {
+    Path root = dir.resolve("lakesink").resolve(name);
+    try {
+      for (Path p : files(root)) {
+        if (!p.startsWith(root.resolve("metadata"))) {
+          Files.delete(p);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return root;
   }
 
   @Test
