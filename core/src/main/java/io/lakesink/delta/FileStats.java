@@ -30,7 +30,7 @@ final class FileStats {
       }
     }
     Map<String, String> partitions = new HashMap<>(VectorUtils.<String, String>toJavaMap(add.getPartitionValues()));
-    return new TableFile(add.getPath(), add.getSize(), rows, min, max, partitions, scanRow);
+    return new TableFile(add.getPath(), add.getSize(), rows, min, max, partitions, add.getDeletionVector().isPresent(), scanRow);
   }
 
   private static Map<String, Object> values(JsonNode node) {

@@ -45,4 +45,13 @@ final class IcebergErrors {
             + " affected) or do not sync this table to Iceberg.",
         null, null);
   }
+
+  static TableFailureException deletionVectors(String location, List<String> files) {
+    return new TableFailureException(
+        "The Delta table at " + location + " has deletion vectors on " + files.size() + " file(s), e.g. " + files.get(0)
+            + ": rows they mark as deleted would appear again through Iceberg. Its Iceberg metadata is not written;"
+            + " rewrite those files without deletion vectors (in Databricks: REORG TABLE ... APPLY (PURGE)) and"
+            + " sync again.",
+        null, null);
+  }
 }

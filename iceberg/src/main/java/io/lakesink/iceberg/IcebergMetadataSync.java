@@ -83,6 +83,10 @@ public final class IcebergMetadataSync {
     List<String> partitionColumns = delta.partitionColumns();
     List<TableFile> files = delta.files();
     checkFeatures(delta.location(), delta.properties());
+    List<String> withDeletionVectors = files.stream().filter(TableFile::hasDeletionVector).map(TableFile::path).toList();
+    if (!withDeletionVectors.isEmpty()) {
+      throw IcebergErrors.deletionVectors(delta.location(), withDeletionVectors);
+    }
 
     HadoopTables tables = new HadoopTables(hadoop);
     String location = delta.location();

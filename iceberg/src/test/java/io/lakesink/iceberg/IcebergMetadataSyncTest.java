@@ -16,6 +16,7 @@ import io.lakesink.delivery.FlushPolicy;
 import io.lakesink.delta.DeltaTable;
 import io.lakesink.delta.DeltaTableReader;
 import io.lakesink.delta.KernelEngine;
+import io.lakesink.delta.TableFile;
 import io.lakesink.error.TableFailureException;
 import io.lakesink.error.RetryableException;
 import io.lakesink.error.SourcePosition;
@@ -326,6 +327,34 @@ class IcebergMetadataSyncTest {
 
     TableFailureException e = assertThrows(TableFailureException.class, () -> sync.sync(table("orders_APPEND"), DeliveryMode.CHANGELOG));
     assertTrue(e.getMessage().contains("delta.enableDeletionVectors=true") && e.getMessage().contains("appear again"), e.getMessage());
+    assertFalse(Files.exists(dir.resolve("lakesink/orders_APPEND/metadata")), "no Iceberg metadata written");
+  }
+
+  @Test
+  void aFileWithADeletionVectorIsNotDescribedToIcebergEvenWithTheFeatureSwitchedOffAgain() throws IOException {
+    ChangelogDelivery d = changelog();
+    d.accept(event("db.orders", 0, 0, Operation.CREATE, 1000L, row("id", 1L)));
+    d.flush();
+    DeltaTable t = table("orders_APPEND");
+    t.commitProperties(p -> Map.of("delta.enableDeletionVectors", "true"));
+    // Another engine deletes a row with a deletion vector: the file is removed and added again with one
+    // (the descriptor is the Delta protocol's example; nothing here reads the vector itself).
+    TableFile file = table("orders_APPEND").files().get(0);
+    long version = table("orders_APPEND").version() + 1;
+    String partition = "{\"__ingest_date\":\"" + file.partitionValues().get("__ingest_date") + "\"}";
+    String commit = String.join("\n",
+        "{\"commitInfo\":{\"timestamp\":1764410000000,\"operation\":\"DELETE\",\"operationParameters\":{}}}",
+        "{\"remove\":{\"path\":\"" + file.path() + "\",\"deletionTimestamp\":1764410000000,\"dataChange\":true,"
+            + "\"partitionValues\":" + partition + ",\"size\":" + file.size() + "}}",
+        "{\"add\":{\"path\":\"" + file.path() + "\",\"partitionValues\":" + partition + ",\"size\":" + file.size()
+            + ",\"modificationTime\":1764410000000,\"dataChange\":true,\"deletionVector\":{\"storageType\":\"u\","
+            + "\"pathOrInlineDv\":\"ab^-aqEH.-t@S}K{vb[*k^\",\"offset\":4,\"sizeInBytes\":40,\"cardinality\":1}}}") + "\n";
+    Files.writeString(dir.resolve("lakesink/orders_APPEND/_delta_log").resolve(String.format("%020d.json", version)), commit);
+    table("orders_APPEND").commitProperties(p -> Map.of("delta.enableDeletionVectors", "false"));
+    assertTrue(table("orders_APPEND").files().get(0).hasDeletionVector());
+
+    TableFailureException e = assertThrows(TableFailureException.class, () -> sync.sync(table("orders_APPEND"), DeliveryMode.CHANGELOG));
+    assertTrue(e.getMessage().contains("deletion vectors on 1 file(s)") && e.getMessage().contains(file.path()), e.getMessage());
     assertFalse(Files.exists(dir.resolve("lakesink/orders_APPEND/metadata")), "no Iceberg metadata written");
   }
 
