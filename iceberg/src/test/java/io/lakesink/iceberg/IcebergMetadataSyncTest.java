@@ -359,6 +359,39 @@ class IcebergMetadataSyncTest {
   }
 
   @Test
+  void aFileWithoutDeltaStatisticsGetsItsRowCountFromTheParquetFooter() throws IOException {
+    ChangelogDelivery d = changelog();
+    d.accept(event("db.orders", 0, 0, Operation.CREATE, 1000L, row("id", 1L)));
+    d.accept(event("db.orders", 0, 1, Operation.CREATE, 1001L, row("id", 2L)));
+    d.flush();
+    // Another writer adds a file without statistics (they are optional in Delta): a copy of ours.
+    TableFile file = table("orders_APPEND").files().get(0);
+    Path root = dir.resolve("lakesink/orders_APPEND");
+    String copy = file.path().replace(".parquet", "-copy.parquet");
+    Files.copy(root.resolve(file.path()), root.resolve(copy));
+    long version = table("orders_APPEND").version() + 1;
+    Files.writeString(root.resolve("_delta_log").resolve(String.format("%020d.json", version)), String.join("\n",
+        "{\"commitInfo\":{\"timestamp\":1764410000000,\"operation\":\"WRITE\",\"operationParameters\":{}}}",
+        "{\"add\":{\"path\":\"" + copy + "\",\"partitionValues\":{\"__ingest_date\":\"" + file.partitionValues().get("__ingest_date")
+            + "\"},\"size\":" + file.size() + ",\"modificationTime\":1764410000000,\"dataChange\":true}}") + "\n");
+    assertTrue(table("orders_APPEND").files().stream().anyMatch(f -> f.rows() < 0), "the copy has no statistics");
+
+    sync.sync(table("orders_APPEND"), DeliveryMode.CHANGELOG);
+    try (CloseableIterable<FileScanTask> tasks = iceberg("orders_APPEND").newScan().planFiles()) {
+      for (FileScanTask task : tasks) {
+        assertEquals(2, task.file().recordCount(), task.file().location());
+      }
+    }
+    assertSameRows("orders_APPEND", 4);
+  }
+
+  @Test
+  void thereIsNothingToDescribeBeforeTheDeltaTableExists() {
+    TableFailureException e = assertThrows(TableFailureException.class, () -> sync.sync(table("orders_APPEND"), DeliveryMode.CHANGELOG));
+    assertTrue(e.getMessage().contains("There is no Delta table at"), e.getMessage());
+  }
+
+  @Test
   void aTableWithColumnMappingIsNotDescribedToIceberg() {
     ChangelogDelivery d = changelog();
     d.accept(event("db.orders", 0, 0, Operation.CREATE, 1000L, row("id", 1L)));
