@@ -113,6 +113,8 @@ class IcebergMetadataSyncTest {
     assertEquals(Types.StringType.get(), iceberg.schema().findField("note").type());
     assertTrue(iceberg.properties().get("schema.name-mapping.default").contains("\"note\""), "the name mapping knows the new column");
     assertEquals(Long.toString(table("orders_APPEND").version()), iceberg.properties().get(IcebergMetadataSync.DELTA_VERSION));
+    assertEquals(Long.toString(table("orders_APPEND").version()), iceberg.currentSnapshot().summary().get(IcebergMetadataSync.DELTA_VERSION),
+        "each Iceberg snapshot says which Delta version it is");
     assertEquals(deltaPaths("orders_APPEND"), icebergPaths(iceberg));
     assertSameRows("orders_APPEND", 5);
 
