@@ -35,11 +35,11 @@ import org.apache.iceberg.mapping.NameMappingParser;
  * <p>Each sync compares the latest Delta snapshot with the Iceberg table's current files and
  * commits the difference as one Iceberg snapshot: only new files → an append; files a
  * changelog table's OPTIMIZE replaced → a rewrite; other removals (MERGE) → an overwrite that
- * deletes them and adds their replacements. Diffing the
- * file sets, rather than replaying Delta commits one by one, keeps working after Delta's log
- * cleanup has deleted old commit files; the price is one Iceberg snapshot per sync, not per
- * Delta commit. The Delta version described is recorded in {@value #DELTA_VERSION} (table property
- * and snapshot summary); a sync that finds nothing new commits nothing.
+ * deletes them and adds their replacements. Diffing the file sets, rather than replaying Delta
+ * commits one by one, keeps working after Delta's log cleanup has deleted old commit files; the
+ * price is one Iceberg snapshot per sync, not per Delta commit. The Delta version described is
+ * recorded in {@value #DELTA_VERSION} (table property and snapshot summary); a sync that finds
+ * nothing new commits nothing.
  *
  * <p>lakesink's Parquet files carry no Iceberg field ids, so the table holds a name mapping
  * ({@code schema.name-mapping.default}) that Iceberg readers use to find columns by name.
@@ -82,11 +82,7 @@ public final class IcebergMetadataSync {
     List<Column> columns = delta.columns().orElseThrow();
     List<String> partitionColumns = delta.partitionColumns();
     List<TableFile> files = delta.files();
-    checkFeatures(delta.location(), delta.properties());
-    List<String> withDeletionVectors = files.stream().filter(TableFile::hasDeletionVector).map(TableFile::path).toList();
-    if (!withDeletionVectors.isEmpty()) {
-      throw IcebergErrors.deletionVectors(delta.location(), withDeletionVectors);
-    }
+    checkFeatures(delta.location(), delta.properties(), files);
 
     HadoopTables tables = new HadoopTables(hadoop);
     String location = delta.location();
@@ -97,11 +93,11 @@ public final class IcebergMetadataSync {
     // created anew at the same location can be back at the same version with other files.
     Transaction tx = table.newTransaction();
     boolean schemaChanged = IcebergSchemas.evolve(tx, location, columns);
-    // The transaction starts from the metadata loaded above: its files are the ones to diff against.
     Schema schema = tx.table().schema();
     PartitionSpec spec = tx.table().spec();
     Map<String, TableFile> wanted = new LinkedHashMap<>();
     files.forEach(f -> wanted.put(DeltaDataFiles.absolutePath(location, f.path()), f));
+    // The transaction starts from the metadata loaded above: its files are the ones to diff against.
     FileChanges changes = FileChanges.between(currentFiles(table), wanted, (path, file) -> dataFiles.of(schema, spec, path, file));
     if (!schemaChanged && changes.isEmpty() && Objects.equals(table.properties().get(DELTA_VERSION), Long.toString(version))) {
       return new SyncResult(version, metadataLocation(table), 0, 0, false);
@@ -131,8 +127,8 @@ public final class IcebergMetadataSync {
     // fail instead, and the next sync diffs again.
     properties.put(TableProperties.COMMIT_NUM_RETRIES, "0");
     // The data files belong to the Delta table (its time travel still reads files Iceberg no
-    // longer lists): Iceberg's snapshot expiry, orphan-file removal and purge must never
-    // delete anything here. Engines refuse them while gc.enabled is false.
+    // longer lists): Iceberg's snapshot expiry and orphan-file removal must never delete
+    // anything here. Both refuse to run while gc.enabled is false.
     properties.put(TableProperties.GC_ENABLED, "false");
     try {
       return tables.create(schema, IcebergSchemas.spec(schema, partitionColumns), SortOrder.unsorted(), properties, location);
@@ -146,7 +142,7 @@ public final class IcebergMetadataSync {
    * stores columns under physical names the name mapping does not know (they would read as
    * null); deletion vectors hide rows Iceberg would show again.
    */
-  private static void checkFeatures(String location, Map<String, String> properties) {
+  private static void checkFeatures(String location, Map<String, String> properties, List<TableFile> files) {
     String mapping = properties.getOrDefault("delta.columnMapping.mode", "none");
     if (!mapping.equalsIgnoreCase("none")) {
       throw IcebergErrors.unsupportedDeltaFeature(location, "delta.columnMapping.mode", mapping,
@@ -156,6 +152,11 @@ public final class IcebergMetadataSync {
     if (deletionVectors.equalsIgnoreCase("true")) {
       throw IcebergErrors.unsupportedDeltaFeature(location, "delta.enableDeletionVectors", deletionVectors,
           "rows a deletion vector marks as deleted would appear again through Iceberg.");
+    }
+    // The property can be switched off again while files still carry vectors.
+    List<String> withDeletionVectors = files.stream().filter(TableFile::hasDeletionVector).map(TableFile::path).toList();
+    if (!withDeletionVectors.isEmpty()) {
+      throw IcebergErrors.deletionVectors(location, withDeletionVectors);
     }
   }
 
