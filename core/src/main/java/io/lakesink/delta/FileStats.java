@@ -31,7 +31,8 @@ final class FileStats {
     }
     Map<String, String> partitions = new HashMap<>(VectorUtils.<String, String>toJavaMap(add.getPartitionValues()));
     long deleted = add.getDeletionVector().map(dv -> dv.getCardinality()).orElse(0L);
-    return new TableFile(add.getPath(), add.getSize(), rows, deleted, min, max, partitions, scanRow);
+    return new TableFile(add.getPath(), add.getSize(), rows, deleted, min, max, partitions,
+        add.getDeletionVector().isPresent(), scanRow);
   }
 
   private static Map<String, Object> values(JsonNode node) {

@@ -15,11 +15,12 @@ public final class TableFile {
   private final Map<String, Object> min;
   private final Map<String, Object> max;
   private final Map<String, String> partitionValues;
+  private final boolean deletionVector;
   final Row scanRow;
 
   TableFile(
       String path, long size, long rows, long deletedRows, Map<String, Object> min, Map<String, Object> max,
-      Map<String, String> partitionValues, Row scanRow) {
+      Map<String, String> partitionValues, boolean deletionVector, Row scanRow) {
     this.path = path;
     this.size = size;
     this.rows = rows;
@@ -27,12 +28,21 @@ public final class TableFile {
     this.min = min;
     this.max = max;
     this.partitionValues = partitionValues;
+    this.deletionVector = deletionVector;
     this.scanRow = scanRow;
   }
 
   /** The file's partition values as the log holds them (text); empty for an unpartitioned table. */
   public Map<String, String> partitionValues() {
     return partitionValues;
+  }
+
+  /**
+   * True when a deletion vector hides some of the file's rows (MERGE tables with deletion
+   * vectors, or another engine's writes): readers that only see the Parquet file would show them.
+   */
+  public boolean hasDeletionVector() {
+    return deletionVector;
   }
 
   public String path() {
