@@ -33,18 +33,16 @@ import io.lakesink.merge.MergeDelivery;
 import io.lakesink.merge.MergeSettings;
 import io.lakesink.quarantine.QuarantineStore;
 import io.lakesink.storage.LocalStorage;
+import io.lakesink.testing.ShiftableClock;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.OffsetDateTime;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -71,7 +69,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 class IcebergMetadataSyncTest {
   @TempDir Path dir;
-  final MovableClock clock = new MovableClock();
+  final ShiftableClock clock = new ShiftableClock(); // moved by hand, so rows land in the ingest dates the test chooses
   final IcebergMetadataSync sync = new IcebergMetadataSync();
 
   @Test
@@ -97,7 +95,7 @@ class IcebergMetadataSyncTest {
     assertSameRows("orders_APPEND", 2);
 
     // Next day: more rows, a new column, a second partition; two Delta commits, one sync.
-    clock.now = clock.now.plus(Duration.ofDays(1));
+    clock.advance(Duration.ofDays(1));
     d.accept(event("db.orders", 0, 6, Operation.UPDATE, 3000L, row("id", 1L, "status", "paid", "price", 9.5, "paid", true)));
     d.flush();
     d.accept(event("db.orders", 0, 8, Operation.UPDATE, 4000L, row("id", 1L, "status", "shipped", "price", 9.5, "paid", true, "note", "fragile")));
@@ -214,7 +212,7 @@ class IcebergMetadataSyncTest {
     assertEquals(6, dataFiles.size());
 
     Set<Path> metadata = files(dir.resolve("lakesink/orders_APPEND/metadata"));
-    clock.now = Instant.now().plus(Duration.ofHours(169)); // past the 7-day retention: all but the live file go
+    clock.advance(Duration.ofHours(169)); // past the 7-day retention: all but the live file go
     VacuumResult vacuumed = maintenance().vacuum(Optional.empty(), false, false);
     assertEquals(5, vacuumed.filesDeleted(), vacuumed.toString());
     assertEquals(metadata, files(dir.resolve("lakesink/orders_APPEND/metadata")), "lakesink's VACUUM never lists metadata/");
@@ -514,26 +512,6 @@ class IcebergMetadataSyncTest {
       return files.filter(p -> p.toString().endsWith(".parquet") && !p.toString().contains("_delta_log")).collect(Collectors.toSet());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
-    }
-  }
-
-  /** A clock the test moves by hand, so rows land in the ingest dates it chooses. */
-  static final class MovableClock extends Clock {
-    Instant now = Instant.parse("2026-11-29T10:00:00Z");
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
     }
   }
 }
