@@ -38,10 +38,8 @@ class CrashRecoveryTest {
 
   /**
    * Dies in the middle of the stream: at the second flush's step, or right after the first
-   * commit. Not later: a flush written beside polling takes everything read while the previous
-   * one was in flight, so a short stream may take only two commits (the first one at
-   * {@code flush_rows}, after at most one poll more; the rest). A crashed process does nothing
-   * more: the flush that closing the consumer runs (its revoke callback) dies as well.
+   * commit. A crashed process does nothing more: the flush that closing the consumer runs (its
+   * revoke callback) dies as well, and it leaves no group.
    */
   static FlushHook crashMidStream(FlushStep crashAt) {
     AtomicInteger calls = new AtomicInteger();
@@ -71,7 +69,8 @@ class CrashRecoveryTest {
     WorkerHarness w = new WorkerHarness(data).subscribe("- {topic: " + topic + ", table: t}");
     // Small polls and flushes, so the crash comes after some commits and before others.
     w.delivery = "  flush_interval: 1s\n  flush_rows: 15\n";
-    w.kafkaExtra = "  properties:\n    max.poll.records: \"7\"\n";
+    // A crashed worker leaves no group: the restart waits out its session (the broker's minimum, not 45 s).
+    w.kafkaExtra = "  properties:\n    max.poll.records: \"7\"\n    session.timeout.ms: \"6000\"\n    heartbeat.interval.ms: \"2000\"\n";
 
     assertThrows(SimulatedCrash.class, () -> w.runToEnd(crashMidStream(crashAt)));
     int before = w.rows("t").size();
@@ -117,7 +116,8 @@ class CrashRecoveryTest {
     }
     WorkerHarness w = new WorkerHarness(data).subscribe("- {topic: " + topic + ", table: m, mode: merge, primary_key: [id]}");
     w.delivery = "  flush_interval: 1s\n  flush_rows: 15\n";
-    w.kafkaExtra = "  properties:\n    max.poll.records: \"7\"\n";
+    // A crashed worker leaves no group: the restart waits out its session (the broker's minimum, not 45 s).
+    w.kafkaExtra = "  properties:\n    max.poll.records: \"7\"\n    session.timeout.ms: \"6000\"\n    heartbeat.interval.ms: \"2000\"\n";
     assertThrows(SimulatedCrash.class, () -> w.runToEnd(crashMidStream(crashAt)));
 
     assertEquals(Main.OK, w.runToEnd());

@@ -262,7 +262,7 @@ public abstract class BufferedDelivery implements TableDelivery {
       // tombstone after a restart is harmless, an empty commit per tombstone is not.
       return;
     }
-    FlushJob job = take();
+    FlushJob job = take(policy.rows());
     if (writers.synchronous() || !writesBesidePolling()) {
       job.run(j -> attempts.run(j, deadlineMillis));
     } else {
@@ -272,8 +272,23 @@ public abstract class BufferedDelivery implements TableDelivery {
 
   /** Hands the whole buffer to a new job; reading goes on into a fresh buffer. */
   private FlushJob take() {
-    FlushJob job = new FlushJob(buffer);
-    buffer = new EventBuffer();
+    return take(Long.MAX_VALUE);
+  }
+
+  /**
+   * Hands at most {@code maxEvents} of the buffer to a new job; the rest stays buffered. While a
+   * batch is in flight the buffer may grow past {@code flush_rows}; capping the next batch keeps
+   * a commit (and the memory its Parquet writing takes) as large as the user chose, not as large
+   * as what piled up behind a slow commit.
+   */
+  private FlushJob take(long maxEvents) {
+    FlushJob job;
+    if (buffer.size() > maxEvents) {
+      job = new FlushJob(buffer.takeFirst((int) maxEvents));
+    } else {
+      job = new FlushJob(buffer);
+      buffer = new EventBuffer();
+    }
     inFlight = job;
     return job;
   }

@@ -17,8 +17,9 @@ import java.util.Map;
  *
  * <p>Ranges are contiguous by construction: a partition is read in order from where the table's
  * log (or the group) says, and a range only ever loses its head (what the log already holds) or
- * all of it (a partition given up). A flush takes the whole buffer as its batch and a new one
- * starts where the batch ends; a batch that fails is put back in front ({@link #prepend}).
+ * all of it (a partition given up). A flush takes the buffer as its batch (at most
+ * {@code flush_rows} events of it, {@link #takeFirst}) and the rest starts where the batch ends;
+ * a batch that fails is put back in front ({@link #prepend}).
  *
  * <p>Not thread-safe: the poll thread owns the buffer, a writer thread owns a batch in flight.
  */
@@ -134,6 +135,53 @@ final class EventBuffer {
     }
     bytes += earlier.bytes;
     heapBytes += earlier.heapBytes;
+  }
+
+  /**
+   * Splits off the first {@code n} events as a batch of their own and keeps the rest. Per
+   * partition the batch's range ends where this buffer's next event of the partition starts, and
+   * what is left starts there: both stay contiguous. A partition with no event left (tombstones
+   * only, or all its events taken) goes with the batch, so its commit moves past it.
+   */
+  EventBuffer takeFirst(int n) {
+    EventBuffer head = new EventBuffer();
+    if (n >= events.size()) {
+      throw new IllegalArgumentException("takeFirst(" + n + ") of " + events.size() + " events: take the whole buffer");
+    }
+    List<ChangeEvent> taken = new ArrayList<>(events.subList(0, n));
+    List<ChangeEvent> rest = new ArrayList<>(events.subList(n, events.size()));
+    Map<SourcePartition, Long> restStarts = new LinkedHashMap<>();
+    for (ChangeEvent e : rest) {
+      restStarts.putIfAbsent(partitionOf(e), e.position().offset());
+    }
+    head.events.addAll(taken);
+    head.oldestMillis = oldestMillis;
+    for (Map.Entry<SourcePartition, Long> range : from.entrySet()) {
+      SourcePartition p = range.getKey();
+      Long restStart = restStarts.get(p);
+      if (restStart == null) {
+        head.from.put(p, range.getValue());
+        head.next.put(p, next.get(p));
+      } else if (restStart > range.getValue()) {
+        head.from.put(p, range.getValue());
+        head.next.put(p, restStart);
+      }
+    }
+    events.clear();
+    events.addAll(rest);
+    for (Map.Entry<SourcePartition, Long> h : head.next.entrySet()) {
+      if (restStarts.containsKey(h.getKey())) {
+        from.put(h.getKey(), h.getValue());
+      } else {
+        from.remove(h.getKey());
+        next.remove(h.getKey());
+      }
+    }
+    // The events left were read after the batch's: their age is at most the batch's, which keeps
+    // them due as soon as the batch was (they came from a buffer that was due).
+    head.recount();
+    recount();
+    return head;
   }
 
   /** Forgets everything read from these partitions. */

@@ -1,0 +1,69 @@
+package io.lakesink.delivery;
+
+import static io.lakesink.testing.Events.event;
+import static io.lakesink.testing.Events.row;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.lakesink.error.SourcePosition;
+import io.lakesink.event.ChangeEvent;
+import io.lakesink.event.Operation;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class EventBufferTest {
+  static final SourcePartition P0 = new SourcePartition("t", 0);
+  static final SourcePartition P1 = new SourcePartition("t", 1);
+  static final SourcePartition P2 = new SourcePartition("t", 2);
+
+  static ChangeEvent at(int partition, long offset) {
+    return event("t", partition, offset, Operation.UPDATE, 1000L + offset, row("id", offset));
+  }
+
+  static List<String> positions(EventBuffer b) {
+    return b.events().stream().map(e -> e.position().partition() + ":" + e.position().offset()).toList();
+  }
+
+  /**
+   * A batch split off at flush_rows and the rest commit ranges that meet exactly: no offset is in
+   * both (a duplicate) or in neither (a gap the next commit's fence would refuse).
+   */
+  @Test
+  void theFirstEventsSplitOffWithRangesThatMeetWhereTheRestStarts() {
+    EventBuffer buffer = new EventBuffer();
+    buffer.add(at(0, 10), 1);
+    buffer.cover(new SourcePosition("t", 0, 11)); // a tombstone
+    buffer.add(at(1, 5), 2);
+    buffer.add(at(0, 12), 3);
+    buffer.add(at(1, 6), 4);
+    buffer.cover(new SourcePosition("t", 2, 40)); // a partition of tombstones only
+    buffer.add(at(0, 13), 5);
+
+    EventBuffer batch = buffer.takeFirst(3);
+
+    assertEquals(List.of("0:10", "1:5", "0:12"), positions(batch));
+    assertEquals(List.of("1:6", "0:13"), positions(buffer));
+    // Partition 0: the batch covers 10..12 (the tombstone at 11 included), the rest 13.
+    // Partition 1: the batch covers 5, the rest 6. Partition 2 has nothing left: the batch moves past it.
+    assertEquals(Map.of(P0, 13L, P1, 6L, P2, 41L), batch.next());
+    assertEquals(Map.of("lakesink/t/0", 10L, "lakesink/t/1", 5L, "lakesink/t/2", 40L), batch.offsets().from());
+    assertEquals(Map.of(P0, 14L, P1, 7L), buffer.next());
+    assertEquals(Map.of("lakesink/t/0", 13L, "lakesink/t/1", 6L), buffer.offsets().from());
+    assertEquals(1, batch.oldestMillis());
+    assertEquals(1, buffer.oldestMillis(), "the rest stays as due as the buffer it came from");
+  }
+
+  @Test
+  void aPartitionWhoseEventsAllStayIsLeftOutOfTheBatch() {
+    EventBuffer buffer = new EventBuffer();
+    buffer.add(at(0, 1), 1);
+    buffer.add(at(0, 2), 1);
+    buffer.add(at(1, 7), 1);
+
+    EventBuffer batch = buffer.takeFirst(2);
+
+    assertEquals(Map.of(P0, 3L), batch.next());
+    assertEquals(Map.of(P1, 8L), buffer.next());
+    assertEquals(Map.of("lakesink/t/1", 7L), buffer.offsets().from());
+  }
+}
