@@ -270,11 +270,6 @@ public abstract class BufferedDelivery implements TableDelivery {
     }
   }
 
-  /** Hands the whole buffer to a new job; reading goes on into a fresh buffer. */
-  private FlushJob take() {
-    return take(Long.MAX_VALUE);
-  }
-
   /**
    * Hands at most {@code maxEvents} of the buffer to a new job; the rest stays buffered. While a
    * batch is in flight the buffer may grow past {@code flush_rows}; capping the next batch keeps
@@ -324,12 +319,13 @@ public abstract class BufferedDelivery implements TableDelivery {
       throw new RetryableException("A flush of " + tableName() + " is still in flight; its events are retried"
           + " if it fails", null);
     }
-    if (!health.delivering() || buffer.isEmpty()) {
-      return Map.copyOf(committed);
+    // In batches of flush_rows, as beside polling: the final flush after a backlog keeps each
+    // commit as large as the user chose.
+    while (health.delivering() && !buffer.isEmpty()) {
+      FlushJob job = take(policy.rows());
+      job.run(j -> attempts.run(j, deadlineMillis));
+      committed.putAll(finish());
     }
-    FlushJob job = take();
-    job.run(j -> attempts.run(j, deadlineMillis));
-    committed.putAll(finish());
     return Map.copyOf(committed);
   }
 
