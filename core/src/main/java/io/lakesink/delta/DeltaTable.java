@@ -274,9 +274,8 @@ public final class DeltaTable {
    */
   public boolean deletionVectorsEnabled() {
     return snapshot().map(s -> {
-      SnapshotImpl impl = (SnapshotImpl) s;
-      return impl.getProtocol().getReaderFeatures().contains("deletionVectors")
-          && Boolean.parseBoolean(impl.getMetadata().getConfiguration().getOrDefault(ENABLE_DELETION_VECTORS, "false"));
+      return hasDeletionVectorFeature(s)
+          && Boolean.parseBoolean(((SnapshotImpl) s).getMetadata().getConfiguration().getOrDefault(ENABLE_DELETION_VECTORS, "false"));
     }).orElse(false);
   }
 
@@ -607,13 +606,18 @@ public final class DeltaTable {
         // a .crc, readers replay the log, which has the new metaData action.
         continue;
       }
-      runHook(engine, hook, location);
+      runHook(engine, hook, location, snapshot != null && hasDeletionVectorFeature(snapshot));
     }
   }
 
-  /** Runs a post-commit hook (a checkpoint, which also removes expired log files); best effort. */
-  static void runHook(Engine engine, PostCommitHook hook, String location) {
-    if (hook.getType() == PostCommitHook.PostCommitHookType.CHECKSUM_FULL && hasDeletionVectorFeature(engine, location)) {
+  /**
+   * Runs a post-commit hook (a checkpoint, which also removes expired log files); best effort.
+   *
+   * @param deletionVectors whether the snapshot the commit was made on has the deletionVectors
+   *     feature (no commit of ours removes it; the one that adds it commits no vector)
+   */
+  static void runHook(Engine engine, PostCommitHook hook, String location, boolean deletionVectors) {
+    if (hook.getType() == PostCommitHook.PostCommitHookType.CHECKSUM_FULL && deletionVectors) {
       // Kernel 4.4 cannot write a full checksum of a table whose files mix adds with and without
       // deletion vectors (its JSON writer fails on the null vectors of the file list) and would
       // replay the whole log for it after every commit; readers do without a .crc.
@@ -628,13 +632,9 @@ public final class DeltaTable {
     }
   }
 
-  private static boolean hasDeletionVectorFeature(Engine engine, String location) {
-    try {
-      SnapshotImpl latest = (SnapshotImpl) TableManager.loadSnapshot(location).build(engine);
-      return latest.getProtocol().getReaderFeatures().contains("deletionVectors");
-    } catch (RuntimeException e) {
-      return false;
-    }
+  /** Whether a snapshot's protocol has the deletionVectors feature (its files may carry vectors). */
+  static boolean hasDeletionVectorFeature(Snapshot snapshot) {
+    return ((SnapshotImpl) snapshot).getProtocol().getReaderFeatures().contains("deletionVectors");
   }
 
   /**

@@ -309,7 +309,7 @@ public final class TableRewrite {
       try {
         TransactionCommitResult result = attempt.commit(engine, actions());
         for (PostCommitHook hook : result.getPostCommitHooks()) {
-          DeltaTable.runHook(engine, hook, location);
+          DeltaTable.runHook(engine, hook, location, DeltaTable.hasDeletionVectorFeature(on));
         }
         return OptionalLong.of(result.getVersion());
       } catch (MaxCommitRetryLimitReachedException e) {
