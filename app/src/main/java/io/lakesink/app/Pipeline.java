@@ -8,6 +8,7 @@ import io.lakesink.catalog.LoggedCurrentState;
 import io.lakesink.catalog.unity.ClientEnvironment;
 import io.lakesink.catalog.unity.UnityCatalog;
 import io.lakesink.catalog.unity.UnitySettings;
+import io.lakesink.changelog.WriteWarmUp;
 import io.lakesink.view.CurrentStateSpec;
 import io.lakesink.config.DeliveryMode;
 import io.lakesink.config.Subscription;
@@ -188,6 +189,8 @@ public final class Pipeline {
 
   /** @param migrationHook where tests stop a MERGE → changelog migration between a step and its record */
   static KafkaWorker worker(WorkerConfig config, TableStorage storage, DeliveryContext context, MigrationHook migrationHook) {
+    // While the consumer joins its group: the first real flush then runs on a warm write path.
+    context.writers().runBeside(WriteWarmUp::once);
     Engine engine = KernelEngine.create(storage);
     MigratingCatalog migrating = null;
     if (config.subscriptions().stream().anyMatch(s -> migrates(config, s))) {

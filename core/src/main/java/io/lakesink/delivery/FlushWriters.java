@@ -67,4 +67,14 @@ public final class FlushWriters {
   Executor executor() {
     return pool;
   }
+
+  /**
+   * Runs {@code task} on a writer thread, ahead of any flush started after it; nothing when
+   * flushes are synchronous (the caller's thread must not wait for it).
+   */
+  public void runBeside(Runnable task) {
+    if (pool != null) {
+      pool.execute(task);
+    }
+  }
 }
