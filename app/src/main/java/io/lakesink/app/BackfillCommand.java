@@ -40,8 +40,9 @@ final class BackfillCommand {
     WorkerConfig config = ConfigLoader.fromSystemEnvironment().load(request.config());
     Subscription s = Commands.subscription(config, request.table());
     try (TableStorage storage = Pipeline.storage(config.storage());
+        Catalogs catalogs = Catalogs.of(config);
         BackfillSource source = BackfillSources.open(request.source(), s, environment)) {
-      DeltaTable table = Pipeline.table(storage, KernelEngine.create(storage), s);
+      DeltaTable table = OwnedTables.open("backfill", storage, KernelEngine.create(storage), s, catalogs);
       String id = request.id() != null ? request.id() : defaultId(s, source);
       Backfill.Settings settings = new Backfill.Settings(id, request.batchRows(), request.checkOnly(), request.skipCheck());
       System.out.println("Backfill " + id + ": " + source.describe() + " → " + s.targetTable() + " (" + s.mode().name().toLowerCase()

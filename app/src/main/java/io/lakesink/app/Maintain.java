@@ -5,6 +5,7 @@ import io.lakesink.app.config.ConfigLoader;
 import io.lakesink.app.config.WorkerConfig;
 import io.lakesink.config.DeliveryMode;
 import io.lakesink.config.Subscription;
+import io.lakesink.delta.DeltaTable;
 import io.lakesink.delta.KernelEngine;
 import io.lakesink.maintenance.MaintenanceSettings;
 import io.lakesink.maintenance.TableMaintenance;
@@ -13,7 +14,9 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -32,10 +35,13 @@ final class Maintain {
     List<Subscription> subscriptions = request.table().map(t -> List.of(Commands.subscription(config, t))).orElse(config.subscriptions());
     // Neither step named: both, and the log cleanup that goes with them.
     boolean all = !request.optimize() && !request.vacuum();
-    try (TableStorage storage = Pipeline.storage(config.storage())) {
+    try (TableStorage storage = Pipeline.storage(config.storage()); Catalogs catalogs = Catalogs.of(config)) {
       Engine engine = KernelEngine.create(storage);
+      // Every table's owner is checked before any is touched: a refusal leaves all of them as they were.
+      Map<Subscription, DeltaTable> tables = new LinkedHashMap<>();
+      subscriptions.forEach(s -> tables.put(s, OwnedTables.open("maintain", storage, engine, s, catalogs)));
       for (Subscription s : subscriptions) {
-        TableMaintenance m = new TableMaintenance(s.targetTable(), Pipeline.table(storage, engine, s),
+        TableMaintenance m = new TableMaintenance(s.targetTable(), tables.get(s),
             s.mode() == DeliveryMode.MERGE ? s.primaryKey() : List.of(), MaintenanceSettings.DEFAULT, Clock.systemUTC(),
             line -> out.println("  " + line));
         if (all || request.optimize()) {

@@ -12,6 +12,7 @@ import io.lakesink.delivery.FlushHook;
 import io.lakesink.delivery.FlushStep;
 import io.lakesink.delivery.SourcePartition;
 import io.lakesink.kafka.KafkaWorker;
+import io.lakesink.ownership.TableOwner;
 import io.lakesink.storage.TableStorage;
 import io.lakesink.view.CurrentState;
 import java.io.ByteArrayOutputStream;
@@ -342,6 +343,24 @@ class BackfillEndToEndTest {
     assertEquals("r", rows.get(8L).get("__op"));
     assertEquals("pending", rows.get(5L).get("status"));
     assertTrue(rows.get(5L).get("__offset") != null, "order 5 is still the streamed row");
+  }
+
+  @Test
+  void aTableAnotherCatalogEntryOwnsIsNotBackfilled() throws Exception {
+    WorkerHarness w = demoOrders("merge");
+    Path config = configFile(w);
+    // The harness's configuration has no catalog; the table now records another entry as owner.
+    w.table("orders").commitProperties(p -> TableOwner.registering("lake", "main.sales.orders", 1).registered().properties());
+    long version = w.table("orders").version();
+    Path rows = write("owned.csv", ORDERS_HEADER + ORDER_5 + "8,alan,pending,80.00,2026-11-04,2025-10-09 10:00:00\n");
+    int[] exit = new int[1];
+    String err = captureErr(() -> exit[0] = Main.run("backfill", "--config", config.toString(), "--table", "orders",
+        "--from", "csv", "--file", rows.toString()));
+    assertEquals(ExitCode.CONFIGURATION.code, exit[0], err);
+    assertTrue(err.contains("lakesink backfill refuses to write table orders: it is owned by catalog entry lake:main.sales.orders"),
+        err);
+    assertTrue(err.contains("Nothing was written."), err);
+    assertEquals(version, w.table("orders").version(), "nothing written");
   }
 
   private static Map<Object, Map<String, Object>> byId(List<Map<String, Object>> rows) {

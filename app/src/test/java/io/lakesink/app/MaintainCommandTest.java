@@ -14,6 +14,7 @@ import io.lakesink.delta.DeltaTableReader;
 import io.lakesink.delta.KernelEngine;
 import io.lakesink.event.Column;
 import io.lakesink.event.ColumnType;
+import io.lakesink.ownership.TableOwner;
 import io.lakesink.storage.TableStorage;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -82,5 +83,38 @@ class MaintainCommandTest {
 
     Output unknown = CommandLineTest.run("maintain", "--config", config.toString(), "--table", "nope");
     assertEquals(ExitCode.CONFIGURATION.code, unknown.exit());
+  }
+
+  @Test
+  void aTableAnotherCatalogEntryOwnsOrAHandOffFencedIsNotMaintained() throws Exception {
+    Path config = dir.resolve("lakesink.yaml");
+    Files.writeString(config, """
+        kafka: {bootstrap_servers: "localhost:1", group_id: m}
+        storage: {type: local, path: "%s"}
+        subscriptions:
+          - {topic: items, table: items, mode: merge, primary_key: [id]}
+        """.formatted(dir.resolve("tables")));
+    DeltaTable t = mergedTable(config, 3);
+    // This configuration has no catalog; the table records an owner, as a worker with one leaves it.
+    t.commitProperties(p -> TableOwner.registering("lake", "main.bronze.items", 1).registered().properties());
+    long version = t.version();
+    List<String> files = t.files().stream().map(f -> f.path()).toList();
+
+    Output owned = CommandLineTest.run("maintain", "--config", config.toString(), "--table", "items");
+    assertEquals(ExitCode.CONFIGURATION.code, owned.exit(), owned.out());
+    assertTrue(owned.err().contains("lakesink maintain refuses to write table items: it is owned by catalog entry lake:main.bronze.items"),
+        owned.err());
+    assertTrue(owned.err().contains("this configuration, which has no catalog"), owned.err());
+    t.refresh();
+    assertEquals(version, t.version(), "no optimize commit");
+    assertEquals(files, t.files().stream().map(f -> f.path()).toList());
+
+    t.commitProperties(p -> new TableOwner("lake", "main.bronze.items", 2, TableOwner.State.HANDING_OFF, "other.main.bronze.items")
+        .properties());
+    Output fenced = CommandLineTest.run("maintain", "--config", config.toString(), "--optimize");
+    assertEquals(ExitCode.CONFIGURATION.code, fenced.exit(), fenced.out());
+    assertTrue(fenced.err().contains("a hand-off fenced it"), fenced.err());
+    t.refresh();
+    assertEquals(version + 1, t.version(), "only the fence, no optimize commit");
   }
 }

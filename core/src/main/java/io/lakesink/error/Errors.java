@@ -401,6 +401,25 @@ public final class Errors {
             + " change the configuration back to its owner.");
   }
 
+  /**
+   * {@code backfill} or {@code maintain} on a table that another catalog entry owns, or that a
+   * hand-off fenced: refused before anything is written, as a worker would refuse to deliver.
+   *
+   * @param ours the entry this configuration registers the table as; null without a catalog
+   */
+  public static ConfigurationException commandOnTableOwnedElsewhere(
+      String command, String table, String owner, String ours, boolean handingOff) {
+    String why = handingOff
+        ? "a hand-off fenced it (" + owner + "): finish the hand-off with the same `bin/lakesink handoff` command first,"
+            + " then run " + command + " with the configuration of the new owner"
+        : "it is owned by catalog entry " + owner + " (recorded in its Delta log), not by "
+            + (ours == null ? "this configuration, which has no catalog" : ours + ", the entry this configuration registers it as")
+            + ": run " + command + " with the owner's configuration, or move the table here first with `bin/lakesink handoff`";
+    return new ConfigurationException(
+        "lakesink " + command + " refuses to write table " + table + ": " + why
+            + ". lakesink never writes a table another catalog entry owns, so two catalogs cannot fork it. Nothing was written.");
+  }
+
   public static ConfigurationException handOffUnderWay(String table, String from, String to, String step) {
     return new ConfigurationException(
         "A hand-off of table " + table + " from " + from + " to " + to + " is under way (last completed step: " + step
