@@ -84,7 +84,6 @@ class QuarantineEndToEndTest {
     Set<Long> offsets = new TreeSet<>();
     rows.forEach(r -> offsets.add((Long) r.get("__offset")));
     assertEquals(16, offsets.size());
-    rows.forEach(r -> System.out.println("DEBUGROW " + r));
     assertEquals("lots", rows.stream().filter(r -> r.get("__offset").equals(10L)).findFirst().orElseThrow().get("qty_text"));
     assertTrue(new QuarantineStore(Pipeline.storage(fixed.config().storage())).list().isEmpty());
   }
