@@ -81,6 +81,7 @@ public final class KafkaWorker implements AutoCloseable {
   private long nextReleaseCheck;
   private long lastPollMillis;
   private boolean buffersFull;
+  private boolean backPressureOnly; // the current BUFFERS_FULL pause waits only for flushes being written
   /** Worker-level faults by source ("storage:<table>", "registry:<topic>"): message. */
   private final Map<String, String> faults = new LinkedHashMap<>();
   static final Duration FAULT_RECHECK = Duration.ofSeconds(30);
@@ -399,7 +400,11 @@ public final class KafkaWorker implements AutoCloseable {
       if (buffersFull && total <= maxBufferBytes / 10 * 8) {
         buffersFull = false;
         pauses.remove(consumer.assignment(), Reason.BUFFERS_FULL);
-        log.info("Buffers are below the budget again ({} of {} bytes); reading resumes", total, maxBufferBytes);
+        if (backPressureOnly) {
+          log.debug("Buffers are below the budget again ({} of {} bytes); reading resumes", total, maxBufferBytes);
+        } else {
+          log.info("Buffers are below the budget again ({} of {} bytes); reading resumes", total, maxBufferBytes);
+        }
       }
       return;
     }
@@ -419,8 +424,18 @@ public final class KafkaWorker implements AutoCloseable {
       buffersFull = true;
       pauses.add(consumer.assignment(), Reason.BUFFERS_FULL);
       pauses.apply(consumer);
-      log.warn("Buffers hold {} bytes, over the budget of {} (delivery.max_buffer_bytes), and flushes cannot make room:"
-          + " reading pauses until they can", total, maxBufferBytes);
+      // Catching up a backlog, the budget is routinely reached while a flush is being written:
+      // back-pressure, not a fault, and it comes and goes with every batch. Only a pause that
+      // flushes cannot end on their own (failing, or none running) is worth a warning.
+      backPressureOnly = byTopic.values().stream().anyMatch(TableDelivery::flushing)
+          && consumer.assignment().stream().noneMatch(tp -> pauses.has(tp, Reason.FLUSH_FAILING));
+      if (backPressureOnly) {
+        log.debug("Buffers hold {} bytes, over the budget of {} (delivery.max_buffer_bytes): reading waits for the flushes"
+            + " being written", total, maxBufferBytes);
+      } else {
+        log.warn("Buffers hold {} bytes, over the budget of {} (delivery.max_buffer_bytes), and flushes cannot make room:"
+            + " reading pauses until they can", total, maxBufferBytes);
+      }
     }
   }
 
