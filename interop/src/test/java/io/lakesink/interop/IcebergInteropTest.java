@@ -27,7 +27,12 @@ import io.lakesink.merge.MergeSettings;
 import io.lakesink.quarantine.QuarantineStore;
 import io.lakesink.storage.LocalStorage;
 import io.lakesink.testing.ShiftableClock;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
@@ -154,6 +159,38 @@ class IcebergInteropTest {
     OptimizeResult optimized = maintenance(name).optimize(false);
     assertTrue(optimized.committed(), optimized.toString());
     assertSameThroughIceberg(name, DeliveryMode.MERGE, 38, name + " after OPTIMIZE");
+  }
+
+  /**
+   * delta-spark's VACUUM deletes every file the Delta log does not reference, except under
+   * folders whose names start with {@code _} or {@code .}: the position-delete files under
+   * {@code _lakesink_iceberg/} survive it.
+   */
+  @Test
+  void deltaSparksVacuumLeavesThePositionDeleteFilesAlone() throws IOException {
+    String name = "items_vacuumed";
+    MergeDelivery d = new MergeDelivery(new Subscription("t." + name, name, DeliveryMode.MERGE, List.of("id"), SourceFormat.JSON, true),
+        table(name), null, context(), MergeSettings.DEFAULT);
+    for (long id = 0; id < 20; id++) {
+      d.accept(event("t", 0, id, Operation.CREATE, 1L, row("id", id, "v", "a" + id)));
+    }
+    d.flush();
+    d.accept(event("t", 0, 20, Operation.DELETE, 2L, row("id", 3L, "v", "a3")));
+    d.flush();
+    assertSameThroughIceberg(name, DeliveryMode.MERGE, 19, "before VACUUM");
+    Path deletes = dir.resolve("lakesink").resolve(name).resolve("_lakesink_iceberg");
+    Set<Path> before = files(deletes);
+    assertEquals(1, before.size(), before.toString());
+
+    spark.conf().set("spark.databricks.delta.retentionDurationCheck.enabled", "false");
+    spark.sql("VACUUM delta.`" + table(name).location() + "` RETAIN 0 HOURS");
+    assertEquals(before, files(deletes));
+  }
+
+  private static Set<Path> files(Path root) throws IOException {
+    try (Stream<Path> walk = Files.walk(root)) {
+      return walk.filter(Files::isRegularFile).collect(Collectors.toSet());
+    }
   }
 
   /** Syncs the Iceberg metadata, then compares what delta-spark and the Iceberg reader return. */
