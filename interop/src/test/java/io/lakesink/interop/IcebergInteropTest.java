@@ -164,10 +164,11 @@ class IcebergInteropTest {
   /**
    * delta-spark's VACUUM deletes every file the Delta log does not reference, except under
    * folders whose names start with {@code _} or {@code .}: the position-delete files under
-   * {@code _lakesink_iceberg/} survive it.
+   * {@code _lakesink_iceberg/} survive it; Iceberg's {@code metadata/} (Hadoop-tables layout) does
+   * not, once its files are older than the retention. The next sync then writes the metadata anew.
    */
   @Test
-  void deltaSparksVacuumLeavesThePositionDeleteFilesAlone() throws IOException {
+  void deltaSparksVacuumLeavesThePositionDeletesButNotTheMetadataFolderAndASyncWritesItAnew() throws IOException {
     String name = "items_vacuumed";
     MergeDelivery d = new MergeDelivery(new Subscription("t." + name, name, DeliveryMode.MERGE, List.of("id"), SourceFormat.JSON, true),
         table(name), null, context(), MergeSettings.DEFAULT);
@@ -183,8 +184,15 @@ class IcebergInteropTest {
     assertEquals(1, before.size(), before.toString());
 
     spark.conf().set("spark.databricks.delta.retentionDurationCheck.enabled", "false");
+    Path metadata = dir.resolve("lakesink").resolve(name).resolve("metadata");
+    Set<Path> metadataBefore = files(metadata);
     spark.sql("VACUUM delta.`" + table(name).location() + "` RETAIN 0 HOURS");
     assertEquals(before, files(deletes));
+    assertTrue(!metadataBefore.isEmpty() && files(metadata).isEmpty(), "delta-spark's VACUUM deleted " + metadataBefore);
+
+    assertSameThroughIceberg(name, DeliveryMode.MERGE, 19, "synced anew after VACUUM");
+    assertTrue(sync.sync(table(name), DeliveryMode.MERGE).metadataLocation().endsWith("/metadata/v2.metadata.json"),
+        "a new Iceberg table: its catalog entry must be pointed at the new metadata location");
   }
 
   private static Set<Path> files(Path root) throws IOException {
