@@ -325,6 +325,26 @@ public final class DeltaTable {
     return files;
   }
 
+  /**
+   * The positions (0-based row numbers in the Parquet file) of the rows the file's deletion vector
+   * deletes, ascending; empty without one. What another table format needs to hide the same rows.
+   */
+  public long[] deletedPositions(TableFile file) {
+    io.delta.kernel.internal.deletionvectors.RoaringBitmapArray deleted = DeletionVectorFile.bitmap(engine, location, file);
+    return deleted == null ? new long[0] : deleted.toArray();
+  }
+
+  /**
+   * File access to the storage the table lives on (local disk, Azure), for files kept beside the
+   * Delta table by other formats (Iceberg metadata). Paths are spelled as {@link #location()}.
+   */
+  public io.delta.kernel.defaults.engine.fileio.FileIO fileIO() {
+    if (!(engine instanceof KernelEngine.StorageEngine storage)) {
+      throw new IllegalStateException("the table's engine was not built by KernelEngine.create: no storage to hand out");
+    }
+    return storage.fileIO();
+  }
+
   /** The rows of one file, as column → value, with columns it predates read as null. */
   public List<Map<String, Object>> read(TableFile file) {
     return DeltaTableReader.read(this, snapshot().orElseThrow(), file);

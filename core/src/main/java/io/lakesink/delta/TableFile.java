@@ -45,6 +45,18 @@ public final class TableFile {
     return deletionVector;
   }
 
+  /**
+   * What identifies the file's deletion vector (Kernel's unique id of its descriptor: storage,
+   * path or inline bytes, offset), or null without one. Equal between two snapshots exactly when
+   * the file's vector did not change.
+   */
+  public String deletionVectorId() {
+    if (!deletionVector || scanRow == null) {
+      return null;
+    }
+    return DeletionVectorFile.descriptor(this).getUniqueId();
+  }
+
   public String path() {
     return path;
   }

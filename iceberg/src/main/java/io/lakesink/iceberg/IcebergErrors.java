@@ -46,12 +46,10 @@ final class IcebergErrors {
         null, null);
   }
 
-  static TableFailureException deletionVectors(String location, List<String> files) {
-    return new TableFailureException(
-        "The Delta table at " + location + " has deletion vectors on " + files.size() + " file(s), e.g. " + files.get(0)
-            + ": rows they mark as deleted would appear again through Iceberg. Its Iceberg metadata is not written;"
-            + " rewrite those files without deletion vectors (in Databricks: REORG TABLE ... APPLY (PURGE)) and"
-            + " sync again.",
-        null, null);
+  static RetryableException commitUnknown(String location, Throwable cause) {
+    return new RetryableException(
+        "Writing the Iceberg metadata of " + location + " failed without telling whether it was written (" + cause.getMessage()
+            + "); the next sync reads which version is there and carries on from it.",
+        cause);
   }
 }

@@ -4,28 +4,28 @@ import io.lakesink.config.DeliveryMode;
 import io.lakesink.delta.DeltaTable;
 import io.lakesink.delta.TableFile;
 import io.lakesink.event.Column;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import org.apache.hadoop.conf.Configuration;
-import org.apache.iceberg.DataFile;
-import org.apache.iceberg.FileScanTask;
+import java.util.Optional;
+import org.apache.iceberg.BaseTable;
+import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.PartitionField;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SortOrder;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.Transaction;
 import org.apache.iceberg.exceptions.CommitFailedException;
-import org.apache.iceberg.hadoop.HadoopTables;
-import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.exceptions.CommitStateUnknownException;
 import org.apache.iceberg.mapping.MappingUtil;
 import org.apache.iceberg.mapping.NameMappingParser;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Keeps Iceberg metadata next to a Delta table written by lakesink (the Apache XTable approach):
@@ -46,23 +46,29 @@ import org.apache.iceberg.mapping.NameMappingParser;
  * Delta partition columns are not stored in the files; Iceberg readers take them from each
  * file's partition values (identity partitioning).
  *
- * <p>Storage: the table's location through Hadoop's FileSystem ({@link HadoopTables}), so local
- * paths today; Azure locations are not supported yet.
+ * <p>Deletion vectors: for each data file with one, a position-delete file (format v2) that
+ * deletes the same row positions ({@link PositionDeletes}), under
+ * {@code _lakesink_iceberg/deletes/}, added in the same Iceberg snapshot as the data file change;
+ * when a file's vector changes, its old delete file is removed and the new one added.
+ *
+ * <p>Storage: whatever the Delta table is written to (local disk, Azure), through the Delta
+ * table's own file access ({@link StorageFileIO}); commits are put-if-absent writes of the next
+ * {@code metadata/v<N>.metadata.json} ({@link StorageTableOperations}), the layout Iceberg's
+ * {@code HadoopTables} reads.
  */
 public final class IcebergMetadataSync {
+  private static final Logger log = LoggerFactory.getLogger(IcebergMetadataSync.class);
   /** Table property: the Delta version the Iceberg metadata describes. */
   public static final String DELTA_VERSION = "lakesink.delta.version";
 
-  private final Configuration hadoop;
-  private final DeltaDataFiles dataFiles;
-
-  public IcebergMetadataSync() {
-    this(new Configuration());
-  }
-
-  public IcebergMetadataSync(Configuration hadoop) {
-    this.hadoop = hadoop;
-    this.dataFiles = new DeltaDataFiles(hadoop);
+  /**
+   * The Iceberg table kept beside {@code deltaTable}, read through the Delta table's storage, or
+   * empty before the first sync. What a test or a tool reads it with; engines load
+   * {@link SyncResult#metadataLocation()} or the path.
+   */
+  public Optional<Table> load(DeltaTable deltaTable) {
+    StorageTableOperations ops = new StorageTableOperations(deltaTable.location(), deltaTable.fileIO());
+    return ops.current() == null ? Optional.empty() : Optional.of(new BaseTable(ops, deltaTable.location()));
   }
 
   /**
@@ -82,11 +88,15 @@ public final class IcebergMetadataSync {
     List<Column> columns = delta.columns().orElseThrow();
     List<String> partitionColumns = delta.partitionColumns();
     List<TableFile> files = delta.files();
-    checkFeatures(delta.location(), delta.properties(), files);
+    checkFeatures(delta.location(), delta.properties());
 
-    HadoopTables tables = new HadoopTables(hadoop);
     String location = delta.location();
-    Table table = tables.exists(location) ? tables.load(location) : create(tables, location, columns, partitionColumns);
+    StorageTableOperations ops = new StorageTableOperations(location, delta.fileIO());
+    if (ops.current() == null) {
+      create(ops, location, columns, partitionColumns);
+    }
+    ops.pinBase();
+    Table table = new BaseTable(ops, location);
     checkPartitioning(location, table.spec(), partitionColumns);
 
     // Always compared, even when the recorded version is the latest: a Delta table deleted and
@@ -98,26 +108,43 @@ public final class IcebergMetadataSync {
     Map<String, TableFile> wanted = new LinkedHashMap<>();
     files.forEach(f -> wanted.put(DeltaDataFiles.absolutePath(location, f.path()), f));
     // The transaction starts from the metadata loaded above: its files are the ones to diff against.
-    FileChanges changes = FileChanges.between(currentFiles(table), wanted, (path, file) -> dataFiles.of(schema, spec, path, file));
+    FileChanges changes = FileChanges.between(IcebergFiles.of(table), wanted,
+        (path, file) -> DeltaDataFiles.of(table.io(), schema, spec, path, file),
+        (data, file, key) -> PositionDeletes.write(table.io(), location, spec, data, key, delta.deletedPositions(file)));
     if (!schemaChanged && changes.isEmpty() && Objects.equals(table.properties().get(DELTA_VERSION), Long.toString(version))) {
       return new SyncResult(version, metadataLocation(table), 0, 0, false);
     }
-    changes.commit(tx, version, mode);
-    tx.updateProperties()
-        .set(TableProperties.GC_ENABLED, "false") // set on every sync: also protects metadata written before it
-        .set(TableProperties.DEFAULT_NAME_MAPPING, NameMappingParser.toJson(MappingUtil.create(tx.table().schema())))
-        .set(DELTA_VERSION, Long.toString(version))
-        .commit();
     try {
+      changes.commit(tx, version, mode);
+      tx.updateProperties()
+          .set(TableProperties.GC_ENABLED, "false") // set on every sync: also protects metadata written before it
+          .set(TableProperties.DEFAULT_NAME_MAPPING, NameMappingParser.toJson(MappingUtil.create(tx.table().schema())))
+          .set(DELTA_VERSION, Long.toString(version))
+          .commit();
       tx.commitTransaction();
     } catch (CommitFailedException e) {
+      deleteUncommitted(table, changes.deletesAdded());
       throw IcebergErrors.concurrentSync(location, e);
+    } catch (CommitStateUnknownException e) {
+      // The delete files may be listed by the metadata that was written: they stay.
+      throw IcebergErrors.commitUnknown(location, e);
     }
     table.refresh();
     return new SyncResult(version, metadataLocation(table), changes.added().size(), changes.removed().size(), true);
   }
 
-  private Table create(HadoopTables tables, String location, List<Column> columns, List<String> partitionColumns) {
+  /** Delete files written for a commit that lost: nothing lists them (the next sync writes its own). */
+  private static void deleteUncommitted(Table table, List<DeleteFile> written) {
+    for (DeleteFile file : written) {
+      try {
+        table.io().deleteFile(file.location());
+      } catch (RuntimeException e) {
+        log.warn("Could not delete the unused Iceberg delete file {}: {}", file.location(), e.toString());
+      }
+    }
+  }
+
+  private static void create(StorageTableOperations ops, String location, List<Column> columns, List<String> partitionColumns) {
     Schema schema = IcebergSchemas.schema(columns);
     Map<String, String> properties = new HashMap<>();
     properties.put(TableProperties.FORMAT_VERSION, "2");
@@ -130,9 +157,11 @@ public final class IcebergMetadataSync {
     // longer lists): Iceberg's snapshot expiry and orphan-file removal must never delete
     // anything here. Both refuse to run while gc.enabled is false.
     properties.put(TableProperties.GC_ENABLED, "false");
+    TableMetadata metadata = TableMetadata.newTableMetadata(
+        schema, IcebergSchemas.spec(schema, partitionColumns), SortOrder.unsorted(), location, properties);
     try {
-      return tables.create(schema, IcebergSchemas.spec(schema, partitionColumns), SortOrder.unsorted(), properties, location);
-    } catch (org.apache.iceberg.exceptions.AlreadyExistsException e) {
+      ops.commit(null, metadata);
+    } catch (CommitFailedException e) {
       throw IcebergErrors.concurrentSync(location, e);
     }
   }
@@ -140,23 +169,13 @@ public final class IcebergMetadataSync {
   /**
    * Delta features whose files Iceberg would read wrongly through this metadata: column mapping
    * stores columns under physical names the name mapping does not know (they would read as
-   * null); deletion vectors hide rows Iceberg would show again.
+   * null). Deletion vectors are carried as position deletes.
    */
-  private static void checkFeatures(String location, Map<String, String> properties, List<TableFile> files) {
+  private static void checkFeatures(String location, Map<String, String> properties) {
     String mapping = properties.getOrDefault("delta.columnMapping.mode", "none");
     if (!mapping.equalsIgnoreCase("none")) {
       throw IcebergErrors.unsupportedDeltaFeature(location, "delta.columnMapping.mode", mapping,
           "its Parquet columns carry physical names that Iceberg's name mapping would not find (they would read as null).");
-    }
-    String deletionVectors = properties.getOrDefault("delta.enableDeletionVectors", "false");
-    if (deletionVectors.equalsIgnoreCase("true")) {
-      throw IcebergErrors.unsupportedDeltaFeature(location, "delta.enableDeletionVectors", deletionVectors,
-          "rows a deletion vector marks as deleted would appear again through Iceberg.");
-    }
-    // The property can be switched off again while files still carry vectors.
-    List<String> withDeletionVectors = files.stream().filter(TableFile::hasDeletionVector).map(TableFile::path).toList();
-    if (!withDeletionVectors.isEmpty()) {
-      throw IcebergErrors.deletionVectors(location, withDeletionVectors);
     }
   }
 
@@ -165,21 +184,6 @@ public final class IcebergMetadataSync {
     if (!iceberg.equals(partitionColumns)) {
       throw IcebergErrors.partitioningChanged(location, iceberg, partitionColumns);
     }
-  }
-
-  private static Map<String, DataFile> currentFiles(Table table) {
-    Map<String, DataFile> files = new HashMap<>();
-    if (table.currentSnapshot() == null) {
-      return files;
-    }
-    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
-      for (FileScanTask task : tasks) {
-        files.put(task.file().location(), task.file());
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("listing the Iceberg files of " + table.location(), e);
-    }
-    return files;
   }
 
   private static String metadataLocation(Table table) {

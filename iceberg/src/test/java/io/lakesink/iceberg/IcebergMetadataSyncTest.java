@@ -319,43 +319,113 @@ class IcebergMetadataSyncTest {
   }
 
   @Test
-  void aTableWithDeletionVectorsEnabledIsNotDescribedToIceberg() {
+  void deletionVectorsArePositionDeletesInTheSameSnapshotAndAChangedVectorReplacesItsDeleteFile() {
+    MergeDelivery d = merge(MergeSettings.DEFAULT); // deletion vectors
+    for (long id = 0; id < 20; id++) {
+      d.accept(event("t", 0, id, Operation.CREATE, 1L, row("id", id, "v", "a")));
+    }
+    d.flush();
+    sync.sync(table("items"), DeliveryMode.MERGE);
+    assertEquals(Set.of(), deleteFiles("items"));
+    assertSameRows("items", 20);
+
+    d.accept(event("t", 0, 100, Operation.UPDATE, 2L, row("id", 5L, "v", "b")));
+    d.accept(event("t", 0, 101, Operation.DELETE, 2L, row("id", 6L, "v", "a")));
+    d.flush();
+    assertEquals(1, table("items").files().stream().filter(TableFile::hasDeletionVector).count());
+    sync.sync(table("items"), DeliveryMode.MERGE);
+    Table t = iceberg("items");
+    Map<String, String> summary = t.currentSnapshot().summary();
+    assertEquals("1", summary.get("added-data-files"), summary.toString());
+    assertEquals("1", summary.get("added-delete-files"), "the update's new row and the vector in one snapshot: " + summary);
+    assertEquals(deltaPaths("items"), icebergPaths(t), "the file with the vector stays listed");
+    Set<String> first = deleteFiles("items");
+    assertEquals(1, first.size());
+    assertTrue(first.iterator().next().startsWith(table("items").location() + "/_lakesink_iceberg/deletes/"), first.toString());
+    assertSameRows("items", 19);
+
+    // Another row of the same file deleted: Delta replaces the file's vector, Iceberg its delete file.
+    d.accept(event("t", 0, 102, Operation.DELETE, 3L, row("id", 7L, "v", "a")));
+    d.flush();
+    sync.sync(table("items"), DeliveryMode.MERGE);
+    summary = iceberg("items").currentSnapshot().summary();
+    assertEquals("1", summary.get("removed-delete-files"), summary.toString());
+    assertEquals("1", summary.get("added-delete-files"), summary.toString());
+    Set<String> second = deleteFiles("items");
+    assertEquals(1, second.size());
+    assertFalse(second.equals(first), "a new delete file for the new vector");
+    assertSameRows("items", 18);
+    assertFalse(sync.sync(table("items"), DeliveryMode.MERGE).changed(), "an unchanged vector is not written again");
+
+    // Vacuum past the retention: lakesink's vacuum never lists _lakesink_iceberg.
+    Set<Path> icebergFiles = files(dir.resolve("lakesink/items/_lakesink_iceberg"));
+    clock.advance(Duration.ofHours(169));
+    maintenance("items").vacuum(Optional.empty(), false, false);
+    assertEquals(icebergFiles, files(dir.resolve("lakesink/items/_lakesink_iceberg")));
+    assertSameRows("items", 18);
+
+    // OPTIMIZE rewrites the file with the vector: its delete file leaves with it.
+    OptimizeResult optimized = maintenance("items").optimize(false);
+    assertTrue(optimized.committed(), optimized.toString());
+    sync.sync(table("items"), DeliveryMode.MERGE);
+    assertEquals(table("items").files().stream().filter(TableFile::hasDeletionVector).count(), deleteFiles("items").size());
+    assertEquals(deltaPaths("items"), icebergPaths(iceberg("items")));
+    assertSameRows("items", 18);
+  }
+
+  @Test
+  void aChangelogTableWithDeletionVectorsEnabledIsDescribed() {
     ChangelogDelivery d = changelog();
     d.accept(event("db.orders", 0, 0, Operation.CREATE, 1000L, row("id", 1L)));
     d.flush();
     table("orders_APPEND").commitProperties(p -> Map.of("delta.enableDeletionVectors", "true"));
 
-    TableFailureException e = assertThrows(TableFailureException.class, () -> sync.sync(table("orders_APPEND"), DeliveryMode.CHANGELOG));
-    assertTrue(e.getMessage().contains("delta.enableDeletionVectors=true") && e.getMessage().contains("appear again"), e.getMessage());
-    assertFalse(Files.exists(dir.resolve("lakesink/orders_APPEND/metadata")), "no Iceberg metadata written");
+    assertTrue(sync.sync(table("orders_APPEND"), DeliveryMode.CHANGELOG).changed());
+    assertSameRows("orders_APPEND", 1);
   }
 
   @Test
-  void aFileWithADeletionVectorIsNotDescribedToIcebergEvenWithTheFeatureSwitchedOffAgain() throws IOException {
+  void theCurrentVersionIsFoundPastAStaleOrMissingVersionHint() throws IOException {
     ChangelogDelivery d = changelog();
-    d.accept(event("db.orders", 0, 0, Operation.CREATE, 1000L, row("id", 1L)));
-    d.flush();
-    DeltaTable t = table("orders_APPEND");
-    t.commitProperties(p -> Map.of("delta.enableDeletionVectors", "true"));
-    // Another engine deletes a row with a deletion vector: the file is removed and added again with one
-    // (the descriptor is the Delta protocol's example; nothing here reads the vector itself).
-    TableFile file = table("orders_APPEND").files().get(0);
-    long version = table("orders_APPEND").version() + 1;
-    String partition = "{\"__ingest_date\":\"" + file.partitionValues().get("__ingest_date") + "\"}";
-    String commit = String.join("\n",
-        "{\"commitInfo\":{\"timestamp\":1764410000000,\"operation\":\"DELETE\",\"operationParameters\":{}}}",
-        "{\"remove\":{\"path\":\"" + file.path() + "\",\"deletionTimestamp\":1764410000000,\"dataChange\":true,"
-            + "\"partitionValues\":" + partition + ",\"size\":" + file.size() + "}}",
-        "{\"add\":{\"path\":\"" + file.path() + "\",\"partitionValues\":" + partition + ",\"size\":" + file.size()
-            + ",\"modificationTime\":1764410000000,\"dataChange\":true,\"deletionVector\":{\"storageType\":\"u\","
-            + "\"pathOrInlineDv\":\"ab^-aqEH.-t@S}K{vb[*k^\",\"offset\":4,\"sizeInBytes\":40,\"cardinality\":1}}}") + "\n";
-    Files.writeString(dir.resolve("lakesink/orders_APPEND/_delta_log").resolve(String.format("%020d.json", version)), commit);
-    table("orders_APPEND").commitProperties(p -> Map.of("delta.enableDeletionVectors", "false"));
-    assertTrue(table("orders_APPEND").files().get(0).hasDeletionVector());
+    for (long offset = 0; offset < 4; offset++) {
+      d.accept(event("db.orders", 0, offset, Operation.CREATE, 1000L + offset, row("id", offset)));
+      d.flush();
+      sync.sync(table("orders_APPEND"), DeliveryMode.CHANGELOG);
+    }
+    String latest = sync.sync(table("orders_APPEND"), DeliveryMode.CHANGELOG).metadataLocation();
+    Path hint = dir.resolve("lakesink/orders_APPEND/metadata/version-hint.text");
+    Files.writeString(hint, "2");
+    assertEquals(latest, metadataLocation(sync.load(table("orders_APPEND")).orElseThrow()));
+    Files.delete(hint);
+    assertEquals(latest, metadataLocation(sync.load(table("orders_APPEND")).orElseThrow()));
+    assertEquals(latest, metadataLocation(iceberg("orders_APPEND")), "Iceberg's HadoopTables finds it too");
 
-    TableFailureException e = assertThrows(TableFailureException.class, () -> sync.sync(table("orders_APPEND"), DeliveryMode.CHANGELOG));
-    assertTrue(e.getMessage().contains("deletion vectors on 1 file(s)") && e.getMessage().contains(file.path()), e.getMessage());
-    assertFalse(Files.exists(dir.resolve("lakesink/orders_APPEND/metadata")), "no Iceberg metadata written");
+    d.accept(event("db.orders", 0, 4, Operation.CREATE, 1004L, row("id", 4L)));
+    d.flush();
+    SyncResult next = sync.sync(table("orders_APPEND"), DeliveryMode.CHANGELOG);
+    assertTrue(next.metadataLocation().endsWith("/v" + (version(latest) + 1) + ".metadata.json"), next.metadataLocation());
+    assertEquals(Integer.toString(version(latest) + 1), Files.readString(hint).trim(), "the hint is written again");
+    assertSameRows("orders_APPEND", 5);
+  }
+
+  private static int version(String metadataLocation) {
+    String name = metadataLocation.substring(metadataLocation.lastIndexOf("/v") + 2);
+    return Integer.parseInt(name.substring(0, name.indexOf('.')));
+  }
+
+  private static String metadataLocation(Table t) {
+    return ((org.apache.iceberg.HasTableOperations) t).operations().current().metadataFileLocation();
+  }
+
+  /** The locations of the delete files the Iceberg table's current snapshot applies. */
+  private Set<String> deleteFiles(String name) {
+    Set<String> deletes = new java.util.HashSet<>();
+    try (CloseableIterable<FileScanTask> tasks = iceberg(name).newScan().planFiles()) {
+      tasks.forEach(task -> task.deletes().forEach(f -> deletes.add(f.location())));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return deletes;
   }
 
   @Test
@@ -412,13 +482,14 @@ class IcebergMetadataSyncTest {
     d.flush();
 
     // Another process's sync commits the same new file just before this one writes its metadata.
-    RacingFileSystem.BEFORE_METADATA_WRITE.set(() -> sync.sync(table("orders_APPEND"), DeliveryMode.CHANGELOG));
-    IcebergMetadataSync racing = new IcebergMetadataSync(RacingFileSystem.configuration());
-    RetryableException e = assertThrows(RetryableException.class, () -> racing.sync(table("orders_APPEND"), DeliveryMode.CHANGELOG));
+    RacingStorage racing = new RacingStorage(new LocalStorage(dir, "lakesink"));
+    racing.beforeMetadataWrite(() -> sync.sync(table("orders_APPEND"), DeliveryMode.CHANGELOG));
+    DeltaTable racingTable = new DeltaTable(KernelEngine.create(racing), racing.tableLocation("orders_APPEND"));
+    RetryableException e = assertThrows(RetryableException.class, () -> sync.sync(racingTable, DeliveryMode.CHANGELOG));
     assertTrue(e.getMessage().contains("at the same time"), e.getMessage());
-    assertEquals(null, RacingFileSystem.BEFORE_METADATA_WRITE.get(), "the race ran");
+    assertTrue(racing.raceRan());
 
-    SyncResult next = racing.sync(table("orders_APPEND"), DeliveryMode.CHANGELOG);
+    SyncResult next = sync.sync(racingTable, DeliveryMode.CHANGELOG);
     assertFalse(next.changed(), "the other sync already described this version");
     assertEquals(deltaPaths("orders_APPEND").size(), Iterables.size(iceberg("orders_APPEND").newScan().planFiles()));
     assertSameRows("orders_APPEND", 2);
@@ -458,21 +529,26 @@ class IcebergMetadataSyncTest {
         DeliveryContext.of(FlushPolicy.DEFAULT, new QuarantineStore(storage)).withClock(clock).withBackoff(millis -> {}));
   }
 
-  /**
-   * MERGE tables written copy-on-write: Iceberg v2 metadata cannot carry Delta's deletion
-   * vectors, so a table with them is refused (see the deletion-vector tests).
-   */
+  /** MERGE tables written copy-on-write (no deletion vectors). */
   private static final MergeSettings COPY_ON_WRITE = MergeSettings.DEFAULT.withDeletionVectors(MergeSettings.DeletionVectors.NONE);
 
   private MergeDelivery merge() {
+    return merge(COPY_ON_WRITE);
+  }
+
+  private MergeDelivery merge(MergeSettings settings) {
     LocalStorage storage = new LocalStorage(dir, "lakesink");
     Subscription sub = new Subscription("t", "items", DeliveryMode.MERGE, List.of("id"), SourceFormat.JSON, true);
     return new MergeDelivery(sub, table("items"), null,
-        DeliveryContext.of(FlushPolicy.DEFAULT, new QuarantineStore(storage)).withClock(clock), COPY_ON_WRITE);
+        DeliveryContext.of(FlushPolicy.DEFAULT, new QuarantineStore(storage)).withClock(clock), settings);
   }
 
   private TableMaintenance maintenance() {
-    return new TableMaintenance("orders_APPEND", table("orders_APPEND"), List.of(), MaintenanceSettings.DEFAULT, clock, line -> {});
+    return maintenance("orders_APPEND");
+  }
+
+  private TableMaintenance maintenance(String name) {
+    return new TableMaintenance(name, table(name), List.of(), MaintenanceSettings.DEFAULT, clock, line -> {});
   }
 
   private static Set<Path> files(Path root) {
