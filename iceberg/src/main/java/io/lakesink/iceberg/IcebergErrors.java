@@ -19,7 +19,7 @@ final class IcebergErrors {
     return new TableFailureException(
         "Column " + column + " of the Delta table at " + location + " is now " + deltaType
             + ", but its Iceberg metadata says " + icebergType + " and Iceberg cannot promote one to the other."
-            + " Delete " + location + "/metadata (it holds only Iceberg metadata, no data) so that the next sync"
+            + " Delete " + location + "/_lakesink_iceberg (it holds only Iceberg metadata, no data) so that the next sync"
             + " writes it anew, and register the new metadata location in the Iceberg catalog.",
         null, null);
   }
@@ -27,7 +27,7 @@ final class IcebergErrors {
   static TableFailureException partitioningChanged(String location, List<String> iceberg, List<String> delta) {
     return new TableFailureException(
         "The Delta table at " + location + " is partitioned by " + delta + ", but its Iceberg metadata by " + iceberg
-            + ". Delete " + location + "/metadata (it holds only Iceberg metadata, no data) so that the next sync"
+            + ". Delete " + location + "/_lakesink_iceberg (it holds only Iceberg metadata, no data) so that the next sync"
             + " writes it anew, and register the new metadata location in the Iceberg catalog.",
         null, null);
   }

@@ -29,8 +29,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Keeps Iceberg metadata next to a Delta table written by lakesink (the Apache XTable approach):
- * {@code metadata/vN.metadata.json}, manifests and manifest lists under the table's location that
- * list the same Parquet files the Delta log references. No data is copied or rewritten.
+ * {@code _lakesink_iceberg/metadata/vN.metadata.json}, manifests and manifest lists under the
+ * table's location that list the same Parquet files the Delta log references. No data is copied
+ * or rewritten.
  *
  * <p>Each sync compares the latest Delta snapshot with the Iceberg table's current files and
  * commits the difference as one Iceberg snapshot: only new files → an append; files a
@@ -53,8 +54,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Storage: whatever the Delta table is written to (local disk, Azure), through the Delta
  * table's own file access ({@link StorageFileIO}); commits are put-if-absent writes of the next
- * {@code metadata/v<N>.metadata.json} ({@link StorageTableOperations}), the layout Iceberg's
- * {@code HadoopTables} reads.
+ * {@code _lakesink_iceberg/metadata/v<N>.metadata.json} ({@link StorageTableOperations}), the
+ * layout Iceberg's {@code HadoopTables} reads at {@code <table>/_lakesink_iceberg}.
  */
 public final class IcebergMetadataSync {
   private static final Logger log = LoggerFactory.getLogger(IcebergMetadataSync.class);
@@ -157,6 +158,9 @@ public final class IcebergMetadataSync {
     // longer lists): Iceberg's snapshot expiry and orphan-file removal must never delete
     // anything here. Both refuse to run while gc.enabled is false.
     properties.put(TableProperties.GC_ENABLED, "false");
+    // Where metadata and manifests go, also when a catalog that owns the table commits a sync
+    // (its table operations honour this property): under a folder Delta's VACUUM leaves alone.
+    properties.put(TableProperties.WRITE_METADATA_LOCATION, location + "/" + StorageTableOperations.METADATA_FOLDER);
     TableMetadata metadata = TableMetadata.newTableMetadata(
         schema, IcebergSchemas.spec(schema, partitionColumns), SortOrder.unsorted(), location, properties);
     try {

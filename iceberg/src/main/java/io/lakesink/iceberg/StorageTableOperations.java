@@ -22,9 +22,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A path-based Iceberg table on any storage lakesink writes to, in Hadoop's layout so that
- * {@code HadoopTables} and {@code StaticTableOperations} read it as before:
- * {@code <location>/metadata/v<N>.metadata.json} and {@code metadata/version-hint.text}.
+ * A path-based Iceberg table on any storage lakesink writes to, its metadata in Hadoop's layout
+ * one folder down: {@code <location>/_lakesink_iceberg/metadata/v<N>.metadata.json} and
+ * {@code version-hint.text} beside it, so that {@code HadoopTables} loads
+ * {@code <location>/_lakesink_iceberg} and {@code StaticTableOperations} any metadata file.
+ *
+ * <p>Why not {@code <location>/metadata}: Delta's VACUUM (delta-spark, Databricks) deletes every
+ * file the Delta log does not reference except under folders whose names start with {@code _}
+ * or {@code .}, so it would delete Iceberg's metadata, manifests included, once they are older
+ * than its retention, and leave a catalog entry pointing at nothing.
  *
  * <p>Commit: version N+1 is written put-if-absent (the storage's atomic create, as for a Delta
  * commit), so of two racing commits exactly one wins and the other gets a {@link
@@ -38,6 +44,8 @@ import org.slf4j.LoggerFactory;
 final class StorageTableOperations implements TableOperations {
   private static final Logger log = LoggerFactory.getLogger(StorageTableOperations.class);
   static final String VERSION_HINT = "version-hint.text";
+  /** Where the metadata lives, relative to the table's location. */
+  static final String METADATA_FOLDER = "_lakesink_iceberg/metadata";
 
   private final String location;
   private final io.delta.kernel.defaults.engine.fileio.FileIO storage;
@@ -182,7 +190,7 @@ final class StorageTableOperations implements TableOperations {
 
   @Override
   public String metadataFileLocation(String fileName) {
-    return location + "/metadata/" + fileName;
+    return location + "/" + METADATA_FOLDER + "/" + fileName;
   }
 
   @Override

@@ -67,7 +67,7 @@ class IcebergMetadataSyncOnAzuriteTest {
     d.flush();
     IcebergMetadataSync sync = new IcebergMetadataSync();
     SyncResult first = sync.sync(table, DeliveryMode.MERGE);
-    assertTrue(first.metadataLocation().startsWith(table.location() + "/metadata/v"), first.metadataLocation());
+    assertTrue(first.metadataLocation().startsWith(table.location() + "/_lakesink_iceberg/metadata/v"), first.metadataLocation());
     assertSameRows(table, sync.load(table).orElseThrow(), 20);
 
     d.accept(change(20, Operation.UPDATE, 3, "b3"));
@@ -85,7 +85,7 @@ class IcebergMetadataSyncOnAzuriteTest {
     Set<String> blobs = azurite.serviceClient().getBlobContainerClient(container).listBlobs().stream()
         .map(BlobItem::getName).collect(Collectors.toSet());
     String prefix = table.location().substring(table.location().indexOf('/', "abfss://".length()) + 1) + "/";
-    assertTrue(blobs.contains(prefix + "metadata/version-hint.text"), blobs.toString());
+    assertTrue(blobs.contains(prefix + "_lakesink_iceberg/metadata/version-hint.text"), blobs.toString());
     assertTrue(blobs.contains(prefix + second.metadataLocation().substring(table.location().length() + 1)), blobs.toString());
     for (ManifestFile manifest : iceberg.currentSnapshot().allManifests(iceberg.io())) {
       assertTrue(blobs.contains(prefix + manifest.path().substring(table.location().length() + 1)), manifest.path());

@@ -83,8 +83,8 @@ class IcebergMetadataSyncTest {
     SyncResult first = sync.sync(table("orders_APPEND"), DeliveryMode.CHANGELOG);
     assertTrue(first.changed());
     assertEquals(table("orders_APPEND").version(), first.deltaVersion());
-    assertTrue(first.metadataLocation().matches(".*/orders_APPEND/metadata/v\\d+\\.metadata\\.json"), first.metadataLocation());
-    assertTrue(Files.exists(dir.resolve("lakesink/orders_APPEND/metadata/version-hint.text")));
+    assertTrue(first.metadataLocation().matches(".*/orders_APPEND/_lakesink_iceberg/metadata/v\\d+\\.metadata\\.json"), first.metadataLocation());
+    assertTrue(Files.exists(dir.resolve("lakesink/orders_APPEND/_lakesink_iceberg/metadata/version-hint.text")));
     assertEquals(parquetBefore, parquetFiles("orders_APPEND"), "no data file written or copied");
     Table iceberg = iceberg("orders_APPEND");
     assertEquals(List.of("__ingest_date"), iceberg.spec().fields().stream().map(f -> f.name()).toList());
@@ -211,11 +211,11 @@ class IcebergMetadataSyncTest {
     assertEquals(dataFiles, parquetFiles("orders_APPEND"));
     assertEquals(6, dataFiles.size());
 
-    Set<Path> metadata = files(dir.resolve("lakesink/orders_APPEND/metadata"));
+    Set<Path> metadata = files(dir.resolve("lakesink/orders_APPEND/_lakesink_iceberg/metadata"));
     clock.advance(Duration.ofHours(169)); // past the 7-day retention: all but the live file go
     VacuumResult vacuumed = maintenance().vacuum(Optional.empty(), false, false);
     assertEquals(5, vacuumed.filesDeleted(), vacuumed.toString());
-    assertEquals(metadata, files(dir.resolve("lakesink/orders_APPEND/metadata")), "lakesink's VACUUM never lists metadata/");
+    assertEquals(metadata, files(dir.resolve("lakesink/orders_APPEND/_lakesink_iceberg/metadata")), "lakesink's VACUUM never lists metadata/");
     assertSameRows("orders_APPEND", 4);
   }
 
@@ -234,7 +234,7 @@ class IcebergMetadataSyncTest {
 
     TableFailureException e = assertThrows(TableFailureException.class, () -> sync.sync(table("orders_APPEND"), DeliveryMode.CHANGELOG));
     assertTrue(e.getMessage().contains("Column code") && e.getMessage().contains("string")
-        && e.getMessage().contains("long") && e.getMessage().contains(root.getFileName() + "/metadata"), e.getMessage());
+        && e.getMessage().contains("long") && e.getMessage().contains(root.getFileName() + "/_lakesink_iceberg"), e.getMessage());
   }
 
   @Test
@@ -276,7 +276,7 @@ class IcebergMetadataSyncTest {
 
     TableFailureException e = assertThrows(TableFailureException.class, () -> sync.sync(table("orders_APPEND"), DeliveryMode.MERGE));
     assertTrue(e.getMessage().contains("partitioned by []") && e.getMessage().contains("[__ingest_date]")
-        && e.getMessage().contains("orders_APPEND/metadata"), e.getMessage());
+        && e.getMessage().contains("orders_APPEND/_lakesink_iceberg"), e.getMessage());
   }
 
   /** Deletes the Delta table's log and files, not its Iceberg metadata, as an operator might. */
@@ -284,7 +284,7 @@ class IcebergMetadataSyncTest {
     Path root = dir.resolve("lakesink").resolve(name);
     try {
       for (Path p : files(root)) {
-        if (!p.startsWith(root.resolve("metadata"))) {
+        if (!p.startsWith(root.resolve("_lakesink_iceberg"))) {
           Files.delete(p);
         }
       }
@@ -393,7 +393,7 @@ class IcebergMetadataSyncTest {
       sync.sync(table("orders_APPEND"), DeliveryMode.CHANGELOG);
     }
     String latest = sync.sync(table("orders_APPEND"), DeliveryMode.CHANGELOG).metadataLocation();
-    Path hint = dir.resolve("lakesink/orders_APPEND/metadata/version-hint.text");
+    Path hint = dir.resolve("lakesink/orders_APPEND/_lakesink_iceberg/metadata/version-hint.text");
     Files.writeString(hint, "2");
     assertEquals(latest, metadataLocation(sync.load(table("orders_APPEND")).orElseThrow()));
     Files.delete(hint);
@@ -565,7 +565,7 @@ class IcebergMetadataSyncTest {
   }
 
   private Table iceberg(String name) {
-    return new HadoopTables().load(table(name).location());
+    return new HadoopTables().load(table(name).location() + "/_lakesink_iceberg");
   }
 
   private Set<String> deltaPaths(String name) {

@@ -163,12 +163,12 @@ class IcebergInteropTest {
 
   /**
    * delta-spark's VACUUM deletes every file the Delta log does not reference, except under
-   * folders whose names start with {@code _} or {@code .}: the position-delete files under
-   * {@code _lakesink_iceberg/} survive it; Iceberg's {@code metadata/} (Hadoop-tables layout) does
-   * not, once its files are older than the retention. The next sync then writes the metadata anew.
+   * folders whose names start with {@code _} or {@code .}: the Iceberg metadata, manifests and
+   * position-delete files under {@code _lakesink_iceberg/} survive it, and the next sync reads
+   * the same rows on top of them.
    */
   @Test
-  void deltaSparksVacuumLeavesThePositionDeletesButNotTheMetadataFolderAndASyncWritesItAnew() throws IOException {
+  void deltaSparksVacuumLeavesTheIcebergMetadataAndPositionDeletes() throws IOException {
     String name = "items_vacuumed";
     MergeDelivery d = new MergeDelivery(new Subscription("t." + name, name, DeliveryMode.MERGE, List.of("id"), SourceFormat.JSON, true),
         table(name), null, context(), MergeSettings.DEFAULT);
@@ -179,20 +179,17 @@ class IcebergInteropTest {
     d.accept(event("t", 0, 20, Operation.DELETE, 2L, row("id", 3L, "v", "a3")));
     d.flush();
     assertSameThroughIceberg(name, DeliveryMode.MERGE, 19, "before VACUUM");
-    Path deletes = dir.resolve("lakesink").resolve(name).resolve("_lakesink_iceberg");
-    Set<Path> before = files(deletes);
-    assertEquals(1, before.size(), before.toString());
+    Path iceberg = dir.resolve("lakesink").resolve(name).resolve("_lakesink_iceberg");
+    Set<Path> before = files(iceberg);
+    assertTrue(before.stream().anyMatch(p -> p.toString().contains("/deletes/")), before.toString());
+    assertTrue(before.stream().anyMatch(p -> p.toString().endsWith(".metadata.json")), before.toString());
 
     spark.conf().set("spark.databricks.delta.retentionDurationCheck.enabled", "false");
-    Path metadata = dir.resolve("lakesink").resolve(name).resolve("metadata");
-    Set<Path> metadataBefore = files(metadata);
     spark.sql("VACUUM delta.`" + table(name).location() + "` RETAIN 0 HOURS");
-    assertEquals(before, files(deletes));
-    assertTrue(!metadataBefore.isEmpty() && files(metadata).isEmpty(), "delta-spark's VACUUM deleted " + metadataBefore);
+    assertEquals(before, files(iceberg), "delta-spark's VACUUM left _lakesink_iceberg/ alone");
 
-    assertSameThroughIceberg(name, DeliveryMode.MERGE, 19, "synced anew after VACUUM");
-    assertTrue(sync.sync(table(name), DeliveryMode.MERGE).metadataLocation().endsWith("/metadata/v2.metadata.json"),
-        "a new Iceberg table: its catalog entry must be pointed at the new metadata location");
+    // (delta-spark logs VACUUM START/END commits, so the next sync records a new Delta version.)
+    assertSameThroughIceberg(name, DeliveryMode.MERGE, 19, "after VACUUM");
   }
 
   private static Set<Path> files(Path root) throws IOException {
