@@ -87,6 +87,31 @@ public final class IcebergMetadataSync {
     HadoopTables tables = new HadoopTables(hadoop);
     String location = delta.location();
     Table table = tables.exists(location) ? tables.load(location) : create(tables, location, columns, partitionColumns);
+    return commit(table, location, version, columns, partitionColumns, files, mode);
+  }
+
+  /**
+   * Brings {@code table} — the Iceberg table of {@code deltaTable} as a catalog loaded it (an
+   * Iceberg REST catalog that owns the table) — up to the Delta table's latest version, committing
+   * through that catalog so that its pointer advances.
+   */
+  public SyncResult sync(DeltaTable deltaTable, DeliveryMode mode, Table table) {
+    DeltaTable delta = deltaTable.another();
+    long version = delta.version();
+    if (version < 0) {
+      throw IcebergErrors.noDeltaTable(delta.location());
+    }
+    List<Column> columns = delta.columns().orElseThrow();
+    List<String> partitionColumns = delta.partitionColumns();
+    List<TableFile> files = delta.files();
+    checkFeatures(delta.location(), delta.properties(), files);
+    return commit(table, delta.location(), version, columns, partitionColumns, files, mode);
+  }
+
+  /** The diff between the Delta files and {@code table}'s, committed as one Iceberg snapshot. */
+  private SyncResult commit(
+      Table table, String location, long version, List<Column> columns, List<String> partitionColumns,
+      List<TableFile> files, DeliveryMode mode) {
     checkPartitioning(location, table.spec(), partitionColumns);
 
     // Always compared, even when the recorded version is the latest: a Delta table deleted and
