@@ -153,6 +153,35 @@ class IcebergRestHandOffTest {
     }
   }
 
+  @Test
+  void aNewTableOfASubscriptionInAnIcebergRestCatalogIsRegisteredThereAndAVanishedEntryIsReportedNotCreatedAgain()
+      throws Exception {
+    try (FakeDatabricks fake = FakeDatabricks.start(); RestCatalogServer server = server(data, true)) {
+      String topic = SharedKafka.newTopic("iceberg-new", 1);
+      CatalogOwnershipEndToEndTest.send(topic, 0, 5);
+      WorkerHarness w = new WorkerHarness(data).subscribe("- {topic: " + topic + ", table: stock, primary_key: [id]}");
+      w.delivery = "  flush_interval: 1s\n  flush_rows: 5\n";
+      WorkerConfig lake = config(w, fake, server, true);
+      WorkerResult first = CatalogOwnershipEndToEndTest.run(lake);
+      assertTrue(first.allDelivering(), first.states().toString());
+      assertOwnedByLake(fake, server, w, w.table("stock").location());
+      assertEquals(deltaPaths(w.table("stock")), icebergPaths(server));
+
+      server.backend().dropTable(TableIdentifier.parse(LAKE), false); // an operator removed the entry
+      CatalogOwnershipEndToEndTest.send(topic, 5, 10);
+      WorkerResult second = CatalogOwnershipEndToEndTest.run(lake);
+      var degraded = org.junit.jupiter.api.Assertions.assertInstanceOf(io.lakesink.delivery.DeliveryState.Degraded.class,
+          second.states().get("stock_APPEND"));
+      assertTrue(degraded.reason().contains("bin/lakesink register --config"), degraded.reason());
+      assertNull(server.location(LAKE), "the entry was not created again");
+      assertEquals(10, w.rows("stock").size(), "the data kept flowing");
+
+      HandOffCommands.register(lake, Commands.subscription(lake, "stock")); // what the message says to run
+      assertOwnedByLake(fake, server, w, w.table("stock").location());
+      assertEquals(deltaPaths(w.table("stock")), icebergPaths(server));
+    }
+  }
+
   static void assertInAtMostOne(FakeDatabricks fake, RestCatalogServer server, Step after) {
     assertFalse(fake.table(BRONZE) != null && server.location(LAKE) != null, "in both catalogs after a crash at " + after);
   }

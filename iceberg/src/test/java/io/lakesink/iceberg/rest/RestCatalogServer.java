@@ -68,6 +68,7 @@ public final class RestCatalogServer implements AutoCloseable {
     props.put(CatalogProperties.CATALOG_IMPL, JdbcCatalog.class.getName());
     props.put(CatalogProperties.URI, "jdbc:sqlite:" + dir.resolve("catalog.db"));
     props.put("jdbc.schema-version", "V1");
+    props.put("jdbc.strict-mode", "true"); // a table in a namespace that does not exist is refused, as real catalogs do
     props.put(CatalogProperties.WAREHOUSE_LOCATION, dir.resolve("warehouse").toString());
     this.backend = (JdbcCatalog) CatalogUtil.buildIcebergCatalog("rest_backend", props, new Configuration());
     ServletContextHandler context = new ServletContextHandler(ServletContextHandler.NO_SESSIONS);
