@@ -93,6 +93,11 @@ final class Catalogs implements AutoCloseable {
       public void unregister(String catalog, String entry, String location) {
         entriesOf(catalog).unregister(catalog, entry, location);
       }
+
+      @Override
+      public void checkRegistrable(String catalog, String entry, CatalogTable table) {
+        entriesOf(catalog).checkRegistrable(catalog, entry, table);
+      }
     };
   }
 

@@ -117,17 +117,23 @@ class IcebergRestHandOffTest {
       assertTrue(CatalogOwnershipEndToEndTest.run(uc).allDelivering());
       String location = w.table("stock").location();
 
-      // The name is held by another table: the register is refused, the table stays fenced.
+      // The name is held by another table: the hand-off is refused before it fences anything.
       String elsewhere = otherIcebergTable(data.resolve("elsewhere"));
       server.backend().registerTable(TableIdentifier.parse(LAKE), elsewhere);
+      long version = w.table("stock").version();
       TableFailureException taken = assertThrows(TableFailureException.class,
           () -> HandOffTest.handoff(uc, "lake", false, HandOff.Hook.NONE));
       assertTrue(taken.getMessage().contains("elsewhere"), taken.getMessage());
-      assertNull(fake.table(BRONZE), "the source was unregistered before the register was refused");
-      assertEquals(TableOwner.State.HANDING_OFF, owner(w).state(), "still fenced: nobody writes it");
+      assertNotNull(fake.table(BRONZE), "the source keeps its entry");
+      assertEquals(TableOwner.State.REGISTERED, owner(w).state(), "not fenced");
+      assertEquals(version, w.table("stock").version(), "nothing committed");
       assertTrue(server.location(LAKE).endsWith("elsewhere"), "the other table's entry is untouched");
+      // Nor into a namespace the catalog does not have.
+      assertThrows(io.lakesink.error.ConfigurationException.class,
+          () -> HandOffTest.handoff(uc, "lake.nowhere.stock_APPEND", false, HandOff.Hook.NONE));
+      assertNotNull(fake.table(BRONZE));
       server.backend().dropTable(TableIdentifier.parse(LAKE), false); // the operator frees the name
-      HandOffTest.handoff(uc, "lake", false, HandOff.Hook.NONE); // the same command goes on
+      HandOffTest.handoff(uc, "lake", false, HandOff.Hook.NONE);
       assertOwnedByLake(fake, server, w, location);
       String registered = server.metadataLocation(LAKE);
 

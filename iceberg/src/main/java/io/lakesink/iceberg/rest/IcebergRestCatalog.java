@@ -151,6 +151,16 @@ public final class IcebergRestCatalog implements TableCatalog {
     }
   }
 
+  void checkRegistrable(TableIdentifier id, String location) {
+    Optional<String> theirs = connection.location(id);
+    if (theirs.isPresent() && !Locations.same(theirs.get(), location)) {
+      throw IcebergRestErrors.nameTaken(settings, id.toString(), theirs.get(), location);
+    }
+    if (!connection.namespaceExists(id.namespace())) {
+      throw IcebergRestErrors.noNamespace(settings, id.namespace().toString());
+    }
+  }
+
   Optional<String> location(TableIdentifier id) {
     return connection.location(id);
   }

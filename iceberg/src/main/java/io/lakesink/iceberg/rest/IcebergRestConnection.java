@@ -72,6 +72,15 @@ public final class IcebergRestConnection implements AutoCloseable {
     }
   }
 
+  public boolean namespaceExists(org.apache.iceberg.catalog.Namespace namespace) {
+    RESTCatalog c = catalog();
+    try {
+      return c.namespaceExists(namespace);
+    } catch (RuntimeException e) {
+      throw IcebergRestErrors.translate(settings, "look up namespace " + namespace, e);
+    }
+  }
+
   /** Where the catalog's table {@code id} is; empty when it has none. */
   public Optional<String> location(TableIdentifier id) {
     return load(id).map(Table::location);

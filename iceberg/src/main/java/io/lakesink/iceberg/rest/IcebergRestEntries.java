@@ -33,6 +33,13 @@ public final class IcebergRestEntries implements CatalogEntries {
     catalog.register(catalog.identifier(entry), table, true);
   }
 
+  /** Before a hand-off's fence: the name free (or this table's) and the namespace there. */
+  @Override
+  public void checkRegistrable(String name, String entry, CatalogTable table) {
+    check(name);
+    catalog.checkRegistrable(catalog.identifier(entry), table.location());
+  }
+
   @Override
   public void unregister(String name, String entry, String location) {
     check(name);

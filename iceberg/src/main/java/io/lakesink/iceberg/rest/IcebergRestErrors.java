@@ -74,6 +74,12 @@ final class IcebergRestErrors {
             + " --to <catalog>.<namespace>.<name>`.");
   }
 
+  static ConfigurationException noNamespace(IcebergRestSettings catalog, String namespace) {
+    return new ConfigurationException("The " + catalog.describe() + " has no namespace " + namespace
+        + ": create it in the catalog, or name an existing one (catalogs." + catalog.name() + ".namespace, or the"
+        + " namespace of handoff --to " + catalog.name() + ".<namespace>.<table>). Nothing was changed.");
+  }
+
   static ConfigurationException badEntryName(IcebergRestSettings catalog, String entry) {
     return new ConfigurationException("An Iceberg REST catalog entry is named <namespace>.<table>, not '" + entry
         + "': write the destination as " + catalog.name() + ".<namespace>.<table> (e.g. " + catalog.name() + "."
