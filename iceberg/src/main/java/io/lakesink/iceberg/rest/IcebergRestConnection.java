@@ -94,7 +94,7 @@ public final class IcebergRestConnection implements AutoCloseable {
     RESTCatalog c = catalog();
     try {
       c.registerTable(id, metadataLocation);
-      log.info("Registered {} in {} at {}", id, settings.describe(), metadataLocation);
+      log.info("Registered {} in {}: it points at {}", id, settings.describe(), metadataLocation);
     } catch (AlreadyExistsException e) {
       String theirs = location(id).orElse(null);
       if (theirs == null) {
