@@ -40,7 +40,7 @@ final class BackfillCommand {
     WorkerConfig config = ConfigLoader.fromSystemEnvironment().load(request.config());
     Subscription s = Commands.subscription(config, request.table());
     try (TableStorage storage = Pipeline.storage(config.storage());
-        Catalogs catalogs = Catalogs.of(config);
+        Catalogs catalogs = Catalogs.of(config, storage);
         BackfillSource source = BackfillSources.open(request.source(), s, environment)) {
       DeltaTable table = OwnedTables.open("backfill", storage, KernelEngine.create(storage), s, catalogs);
       String id = request.id() != null ? request.id() : defaultId(s, source);

@@ -50,7 +50,7 @@ final class Commands {
         System.getProperty(GracefulShutdown.TIMEOUT_PROPERTY), System.getenv(GracefulShutdown.TIMEOUT_ENV));
     try (GracefulShutdown shutdown = GracefulShutdown.install(timeout);
         TableStorage storage = Pipeline.storage(config.storage())) {
-      try (Catalogs catalogs = Catalogs.of(config)) {
+      try (Catalogs catalogs = Catalogs.of(config, storage)) {
         RenamedTargets.refuse(config, storage, catalogs, configFile);
       }
       int exit = ExitCode.CRASHED.code;

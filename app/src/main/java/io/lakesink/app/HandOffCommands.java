@@ -65,7 +65,7 @@ final class HandOffCommands {
   private record Context(WorkerConfig config, Catalogs catalogs, CatalogEntries entries, DeltaTable table, HandOffJournal journal) {}
 
   private static <T> T with(WorkerConfig config, Subscription s, Function<Context, T> action) {
-    try (TableStorage storage = Pipeline.storage(config.storage()); Catalogs catalogs = Catalogs.of(config)) {
+    try (TableStorage storage = Pipeline.storage(config.storage()); Catalogs catalogs = Catalogs.of(config, storage)) {
       DeltaTable table = Pipeline.table(storage, KernelEngine.create(storage), s);
       return action.apply(new Context(config, catalogs, catalogs.entries(), table, new HandOffJournal(storage)));
     }

@@ -35,7 +35,7 @@ final class Maintain {
     List<Subscription> subscriptions = request.table().map(t -> List.of(Commands.subscription(config, t))).orElse(config.subscriptions());
     // Neither step named: both, and the log cleanup that goes with them.
     boolean all = !request.optimize() && !request.vacuum();
-    try (TableStorage storage = Pipeline.storage(config.storage()); Catalogs catalogs = Catalogs.of(config)) {
+    try (TableStorage storage = Pipeline.storage(config.storage()); Catalogs catalogs = Catalogs.of(config, storage)) {
       Engine engine = KernelEngine.create(storage);
       // Every table's owner is checked before any is touched: a refusal leaves all of them as they were.
       Map<Subscription, DeltaTable> tables = new LinkedHashMap<>();

@@ -200,7 +200,7 @@ public final class Pipeline {
     MigrationJournal journal = new MigrationJournal(storage);
     List<KafkaWorker.Route> routes = new ArrayList<>();
     Map<SchemaRegistrySettings, SchemaRegistryClient> registries = new HashMap<>();
-    Catalogs catalogs = new Catalogs(config, context.catalog());
+    Catalogs catalogs = new Catalogs(config, context.catalog(), storage);
     for (Subscription s : config.subscriptions()) {
       // Each subscription registers in the catalog it names (default: the catalog: block).
       BufferedDelivery delivery = delivery(s, storage, engine, context.withCatalog(catalogs.of(s)), config.merge());

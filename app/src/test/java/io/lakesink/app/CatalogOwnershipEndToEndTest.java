@@ -96,7 +96,7 @@ class CatalogOwnershipEndToEndTest {
       WorkerConfig renamed = config(w, fake, "silver");
       Path file = data.resolve("lakesink.yaml");
       ConfigurationException e;
-      try (TableStorage storage = Pipeline.storage(renamed.storage()); Catalogs catalogs = Catalogs.of(renamed)) {
+      try (TableStorage storage = Pipeline.storage(renamed.storage()); Catalogs catalogs = Catalogs.of(renamed, storage)) {
         e = assertThrows(ConfigurationException.class, () -> RenamedTargets.refuse(renamed, storage, catalogs, file));
       }
       assertTrue(e.getMessage().contains("`bin/lakesink handoff --config " + file

@@ -53,7 +53,7 @@ class CrossWorkspaceHandOffTest {
       assertEquals("west", owner.catalog());
 
       // The old configuration (subscription in default) may not start: it would register a second entry.
-      try (TableStorage storage = Pipeline.storage(before.storage()); Catalogs catalogs = Catalogs.of(before)) {
+      try (TableStorage storage = Pipeline.storage(before.storage()); Catalogs catalogs = Catalogs.of(before, storage)) {
         ConfigurationException e = assertThrows(ConfigurationException.class,
             () -> RenamedTargets.refuse(before, storage, catalogs, data.resolve("lakesink.yaml")));
         assertTrue(e.getMessage().contains("--to default." + ENTRY), e.getMessage());
@@ -62,7 +62,7 @@ class CrossWorkspaceHandOffTest {
       WorkerHarness inWest = new WorkerHarness(data).subscribe(
           "- {topic: " + topic + ", table: stock, primary_key: [id], catalog: west}");
       WorkerConfig after = config(inWest, east, west);
-      try (TableStorage storage = Pipeline.storage(after.storage()); Catalogs catalogs = Catalogs.of(after)) {
+      try (TableStorage storage = Pipeline.storage(after.storage()); Catalogs catalogs = Catalogs.of(after, storage)) {
         RenamedTargets.refuse(after, storage, catalogs, data.resolve("lakesink.yaml"));
       }
       CatalogOwnershipEndToEndTest.send(topic, 5, 8);

@@ -56,16 +56,22 @@ public final class CatalogSync {
   private String buildProblem;
   private int buildFailures;
   private Instant nextBuild = Instant.MIN;
+  private String followProblem; // why the last TableCatalog.committed failed; null when it did not
   // Delivery-thread side.
   private CompletableFuture<Outcome> inFlight;
   private CatalogTable waiting; // the latest shape, to register once the call in flight ends
   private volatile boolean mayCreate = true; // whether a missing entry may be created (see TableOwnership)
+  /** Null unless the catalog follows commits: then at most one attempt per this interval. */
+  private final Duration followEvery;
+  private Instant lastStarted = Instant.MIN;
+  private CatalogTable owed; // commits the catalog has not heard of, held back by followEvery
 
   public CatalogSync(TableCatalog catalog, String name, Clock clock, Executor executor) {
     this.catalog = catalog;
     this.name = name;
     this.clock = clock;
     this.executor = executor;
+    this.followEvery = catalog.followsCommits().orElse(null);
   }
 
   public boolean enabled() {
@@ -81,7 +87,12 @@ public final class CatalogSync {
     tableChanged(table);
   }
 
-  /** The table has this shape now: registers it (or checks it) in the background. */
+  /**
+   * The table has this shape now (and, for a catalog that follows commits, new commits):
+   * registers it (or checks it) in the background. A catalog that follows commits hears of them
+   * at most once per its interval; what arrives in between is owed, and {@link #poll} or {@link
+   * #await} pass it on.
+   */
   public void tableChanged(CatalogTable table) {
     if (!enabled()) {
       return;
@@ -90,7 +101,24 @@ public final class CatalogSync {
       waiting = table;
       return;
     }
+    if (followEvery != null && clock.instant().isBefore(lastStarted.plus(followEvery))) {
+      owed = table;
+      return;
+    }
+    start(table);
+  }
+
+  /** On the delivery thread, between polls: passes owed commits on once the interval is over. */
+  public void poll() {
+    if (owed != null && inFlight == null && !clock.instant().isBefore(lastStarted.plus(followEvery))) {
+      start(owed);
+    }
+  }
+
+  private void start(CatalogTable table) {
     waiting = null;
+    owed = null;
+    lastStarted = clock.instant();
     inFlight = CompletableFuture.supplyAsync(() -> sync(table), executor);
   }
 
@@ -111,7 +139,13 @@ public final class CatalogSync {
    */
   public void await(Duration timeout, Consumer<Outcome> apply) {
     long deadline = System.nanoTime() + timeout.toNanos();
-    while (inFlight != null) {
+    while (true) {
+      if (inFlight == null) {
+        if (owed == null) {
+          return;
+        }
+        start(owed); // at stop, the last commits reach the catalog without waiting for the interval
+      }
       try {
         inFlight.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
       } catch (TimeoutException e) {
@@ -142,8 +176,36 @@ public final class CatalogSync {
     return result;
   }
 
-  /** One registration attempt, then the current-state object over it; runs on the executor. */
+  /**
+   * One registration attempt, then the current-state object over it, then (for a catalog that
+   * follows commits) the commits since the last attempt; runs on the executor.
+   */
   private Outcome sync(CatalogTable table) {
+    boolean registeredNow = !table.equals(registered) || problem != null;
+    Outcome outcome = registration(table);
+    if (followEvery == null || registeredNow || registered == null || !(outcome instanceof Outcome.InSync)) {
+      return outcome; // a registration that just ran brought the catalog up to the latest commit
+    }
+    try {
+      catalog.committed(table);
+      if (followProblem != null) {
+        log.info("Table {} is current in {} again", name, catalog.describe());
+      }
+      followProblem = null;
+      return outcome;
+    } catch (RuntimeException e) {
+      // Whatever it is, the data keeps flowing: the next commit (or the degraded table's recheck) tries again.
+      String reason = "catalog not advanced to the latest commits: " + e.getMessage();
+      if (!reason.equals(followProblem)) {
+        log.error("Table {} is written, but {} does not follow its latest commits (retried with the next ones): {}",
+            name, catalog.describe(), e.getMessage());
+      }
+      followProblem = reason;
+      return new Outcome.Problem(reason);
+    }
+  }
+
+  private Outcome registration(CatalogTable table) {
     if (!table.equals(registered) || problem != null) {
       if (problem != null && clock.instant().isBefore(nextAttempt)) {
         return new Outcome.Problem(problem);

@@ -50,6 +50,23 @@ public interface TableCatalog extends AutoCloseable {
     return java.util.Optional.empty();
   }
 
+  /**
+   * How often, at most, this catalog wants to hear of new commits of a table ({@link
+   * #committed}); empty (the default) when it only needs a table's new shapes. An Iceberg REST
+   * catalog holds a pointer to metadata that must follow the Delta log.
+   */
+  default java.util.Optional<java.time.Duration> followsCommits() {
+    return java.util.Optional.empty();
+  }
+
+  /**
+   * The table has commits this catalog has not seen ({@link #followsCommits}): brings the
+   * catalog's view of it forward. Called off the delivery thread, after the table was registered;
+   * errors as for {@link #registerExisting} (a failure degrades the table and is tried again, it
+   * never stops its data).
+   */
+  default void committed(CatalogTable table) {}
+
   /** The name of this catalog in lakesink's configuration; {@code default} for the {@code catalog:} block. */
   default String catalogName() {
     return "default";

@@ -107,6 +107,7 @@ public abstract class BufferedDelivery implements TableDelivery {
   @Override
   public void maintain() {
     catalog.outcome().ifPresent(this::apply);
+    catalog.poll(); // commits held back by a catalog's follow interval
     if (inFlight != null) {
       return; // the writer thread has the table; maintenance and catalog reads wait for the outcome
     }

@@ -23,6 +23,14 @@ public interface CatalogEntries {
    */
   void register(String catalog, String entry, CatalogTable table);
 
+  /**
+   * Refuses, before a hand-off fences the table, a destination whose {@link #register} would be
+   * refused now (its name held by another table, its namespace missing), so that such a hand-off
+   * does not leave the table fenced and without an entry. Changes nothing; the register itself
+   * checks again (the name can be taken in between). By default nothing is checked here.
+   */
+  default void checkRegistrable(String catalog, String entry, CatalogTable table) {}
+
   /** Deletes the entry when it points at {@code location}, leaving the files; nothing when absent. */
   void unregister(String catalog, String entry, String location);
 }

@@ -88,6 +88,7 @@ public final class HandOff {
       return;
     }
     if (record.step() == Step.PLANNED) {
+      catalogs.checkRegistrable(record.toCatalog(), record.toEntry(), shape(record)); // before the fence: nothing to undo
       journal.save(record);
     }
     if (!record.step().reached(Step.FENCED)) {
@@ -206,11 +207,15 @@ public final class HandOff {
     if (!record.step().reached(Step.UNREGISTERED)) {
       throw new IllegalStateException("register before unregister in the hand-off of " + table);
     }
+    catalogs.register(record.toCatalog(), record.toEntry(), shape(record));
+  }
+
+  /** The table as the destination registers it: named as the destination entry's last part. */
+  private CatalogTable shape(HandOffRecord record) {
     String entry = record.toEntry();
     String name = entry.substring(entry.lastIndexOf('.') + 1);
     delta.refresh();
-    CatalogTable shape = new CatalogTable(name, record.location(), delta.columns().orElseThrow(), delta.partitionColumns());
-    catalogs.register(record.toCatalog(), entry, shape);
+    return new CatalogTable(name, record.location(), delta.columns().orElseThrow(), delta.partitionColumns());
   }
 
   /** The new owner, registered, with the epoch after the fence's. Idempotent. */

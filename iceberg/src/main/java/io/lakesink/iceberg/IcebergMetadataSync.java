@@ -79,25 +79,49 @@ public final class IcebergMetadataSync {
    *     removes were compacted (OPTIMIZE), which Iceberg calls a rewrite
    */
   public SyncResult sync(DeltaTable deltaTable, DeliveryMode mode) {
-    // A handle of our own: reads the latest version without dropping the caller's cached snapshot.
-    DeltaTable delta = deltaTable.another();
-    long version = delta.version();
-    if (version < 0) {
-      throw IcebergErrors.noDeltaTable(delta.location());
-    }
-    // One snapshot of the DeltaTable handle answers all three: they describe the same version.
-    List<Column> columns = delta.columns().orElseThrow();
-    List<String> partitionColumns = delta.partitionColumns();
-    List<TableFile> files = delta.files();
-    checkFeatures(delta.location(), delta.properties());
-
-    String location = delta.location();
-    StorageTableOperations ops = new StorageTableOperations(location, delta.fileIO());
+    DeltaState delta = DeltaState.read(deltaTable);
+    String location = delta.table().location();
+    StorageTableOperations ops = new StorageTableOperations(location, delta.table().fileIO());
     if (ops.current() == null) {
-      create(ops, location, columns, partitionColumns);
+      create(ops, location, delta.columns(), delta.partitionColumns());
     }
     ops.pinBase();
-    Table table = new BaseTable(ops, location);
+    return commit(delta, new BaseTable(ops, location), mode);
+  }
+
+  /**
+   * Brings {@code table} — the Iceberg table of {@code deltaTable} as a catalog loaded it (an
+   * Iceberg REST catalog that owns the table) — up to the Delta table's latest version, committing
+   * through that catalog so that its pointer advances.
+   */
+  public SyncResult sync(DeltaTable deltaTable, DeliveryMode mode, Table table) {
+    return commit(DeltaState.read(deltaTable), table, mode);
+  }
+
+  /** The latest Delta version, as one snapshot describes it. */
+  private record DeltaState(DeltaTable table, long version, List<Column> columns, List<String> partitionColumns, List<TableFile> files) {
+    static DeltaState read(DeltaTable deltaTable) {
+      // A handle of our own: reads the latest version without dropping the caller's cached snapshot.
+      DeltaTable delta = deltaTable.another();
+      long version = delta.version();
+      if (version < 0) {
+        throw IcebergErrors.noDeltaTable(delta.location());
+      }
+      // One snapshot of the DeltaTable handle answers all of these: they describe the same version.
+      DeltaState state = new DeltaState(delta, version, delta.columns().orElseThrow(), delta.partitionColumns(), delta.files());
+      checkFeatures(delta.location(), delta.properties());
+      return state;
+    }
+  }
+
+  /** The diff between the Delta files and {@code table}'s, committed as one Iceberg snapshot. */
+  private SyncResult commit(DeltaState state, Table table, DeliveryMode mode) {
+    DeltaTable delta = state.table();
+    long version = state.version();
+    List<Column> columns = state.columns();
+    List<String> partitionColumns = state.partitionColumns();
+    List<TableFile> files = state.files();
+    String location = delta.location();
     checkPartitioning(location, table.spec(), partitionColumns);
 
     // Always compared, even when the recorded version is the latest: a Delta table deleted and

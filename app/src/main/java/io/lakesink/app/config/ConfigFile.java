@@ -94,6 +94,7 @@ record ConfigFile(
     }
   }
 
+  /** Keys of both catalog types (unity, and iceberg_rest under catalogs:); {@link ConfigValidator} refuses the other type's. */
   record CatalogSection(
       String type,
       String workspaceUrl,
@@ -103,7 +104,13 @@ record ConfigFile(
       String schema,
       Boolean allowUnauthenticatedLocalServer,
       String warehouseId,
-      String currentState) {
+      String currentState,
+      String uri,
+      String warehouse,
+      String namespace,
+      String token,
+      String oauth2ServerUri,
+      String scope) {
     @Override
     public String toString() {
       return "CatalogSection";

@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import io.lakesink.app.config.ConfigFile.CatalogSection;
+import io.lakesink.iceberg.rest.IcebergRestCatalog;
+import io.lakesink.iceberg.rest.IcebergRestSettings;
 import io.lakesink.app.config.ConfigFile.ColumnSection;
 import io.lakesink.app.config.ConfigFile.CurrentStateSection;
 import io.lakesink.app.config.ConfigFile.DeliverySection;
@@ -54,8 +56,10 @@ final class ConfigValidator {
   private static final Set<String> SECRETS = Set.of(
       "storage.connection_string", "storage.client_secret", "schema_registry.password",
       "schema_registry.trust_store_password", "catalog.client_secret");
-  // catalogs.<name>.client_secret is secret too: see secret().
+  // catalogs.<name>.client_secret and catalogs.<name>.token are secret too: see secret().
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-]{1,64}");
+  /** Keys of an Iceberg REST catalog that the catalog: block (unity or none) does not take. */
+  private static final Set<String> ICEBERG_ONLY = Set.of("uri", "warehouse", "namespace", "token", "oauth2_server_uri", "scope");
   private static final String MODES = words(DeliveryMode.values());
   private static final String FORMATS = words(SourceFormat.values());
   private static final String DELETION_VECTORS = words(MergeSettings.DeletionVectors.values());
@@ -88,10 +92,32 @@ final class ConfigValidator {
     DeliverySection delivery = f.delivery() == null ? new DeliverySection(null, null, null, null, null, null) : f.delivery();
     WorkerConfig.CatalogSettings catalog = catalog(f.catalog()).withCurrentState(currentStates(f.subscriptions(), f.catalog()));
     Map<String, WorkerConfig.CatalogSettings> named = namedCatalogs(f.catalogs());
-    return new WorkerConfig(kafka(f.kafka()), storage(f.storage()), flushPolicy(delivery), subscriptions, registry,
+    WorkerConfig.StorageSettings storage = storage(f.storage());
+    Map<String, String> subscriptionCatalogs = subscriptionCatalogs(f.subscriptions(), f.catalog() != null, named);
+    refuseIcebergRestOnAzure(storage, named, subscriptionCatalogs);
+    return new WorkerConfig(kafka(f.kafka()), storage, flushPolicy(delivery), subscriptions, registry,
         catalog, status(f.status()), merge(delivery), maxBufferBytes(delivery),
         f.maintenance() == null || f.maintenance().enabled() == null || f.maintenance().enabled(),
-        named, subscriptionCatalogs(f.subscriptions(), f.catalog() != null, named));
+        named, subscriptionCatalogs);
+  }
+
+  /**
+   * An Iceberg REST catalog that owns a table commits each sync through its client, whose file
+   * access (Iceberg's FileIO from the catalog's settings) lakesink cannot yet give Azure
+   * credentials: the first registration would work and every later sync fail. Refused up front.
+   */
+  private void refuseIcebergRestOnAzure(
+      WorkerConfig.StorageSettings storage, Map<String, WorkerConfig.CatalogSettings> named, Map<String, String> subscriptionCatalogs) {
+    if (!"azure".equals(storage.type())) {
+      return;
+    }
+    subscriptionCatalogs.forEach((table, catalog) -> {
+      WorkerConfig.CatalogSettings settings = named.get(catalog);
+      if (settings != null && "iceberg_rest".equals(settings.type())) {
+        throw invalid("catalogs." + catalog + ".type", "is iceberg_rest, which lakesink supports on local storage only for now"
+            + " (table " + table + " is on Azure)", "keep tables on Azure in a unity catalog, or use storage.type: local");
+      }
+    });
   }
 
   // ---------------------------------------------------------------- sections
@@ -236,7 +262,17 @@ final class ConfigValidator {
     put(all, "allow_unauthenticated_local_server", c.allowUnauthenticatedLocalServer());
     put(all, "warehouse_id", c.warehouseId());
     put(all, "current_state", c.currentState());
+    put(all, "uri", c.uri());
+    put(all, "warehouse", c.warehouse());
+    put(all, "namespace", c.namespace());
+    put(all, "token", c.token());
+    put(all, "oauth2_server_uri", c.oauth2ServerUri());
+    put(all, "scope", c.scope());
     String type = c.type() == null ? "none" : c.type();
+    all.keySet().stream().filter(ICEBERG_ONLY::contains).findFirst().ifPresent(k -> {
+      throw invalid("catalog." + k, "only applies to catalogs of type iceberg_rest (under catalogs:)",
+          "remove it, or configure the Iceberg REST catalog under catalogs: <name>: {type: iceberg_rest, ...}");
+    });
     return switch (type) {
       case "none" -> {
         all.keySet().stream().filter(k -> !k.equals("type")).findFirst().ifPresent(k -> {
@@ -273,17 +309,51 @@ final class ConfigValidator {
       CatalogSection c = e.getValue();
       String type = c == null || c.type() == null ? null : c.type();
       if (type == null) {
-        throw Errors.missing(at + ".type", "unity (iceberg_rest is not supported yet)");
+        throw Errors.missing(at + ".type", "unity or iceberg_rest");
       }
-      if (type.equals("iceberg_rest")) {
-        throw invalid(at + ".type", "is iceberg_rest, which lakesink does not support yet", "use unity");
+      if (type.equals(IcebergRestCatalog.TYPE)) {
+        named.put(name, icebergRest(name, c));
+        continue;
       }
       if (!type.equals("unity")) {
-        throw invalid(at + ".type", "is '" + type + "'", "use unity (a named catalog registers tables; for none, leave it out)");
+        throw invalid(at + ".type", "is '" + type + "'", "use unity or iceberg_rest (a named catalog registers tables; for none,"
+            + " leave it out)");
       }
       named.put(name, catalog(c));
     }
     return named;
+  }
+
+  /**
+   * {@code catalogs: {name: {type: iceberg_rest, uri, namespace, ...}}}: an Iceberg REST catalog.
+   * Unity's keys are refused; the iceberg module checks the values (and names the keys).
+   */
+  private WorkerConfig.CatalogSettings icebergRest(String name, CatalogSection c) {
+    String at = "catalogs." + name;
+    Map<String, String> all = new LinkedHashMap<>();
+    put(all, "type", c.type());
+    put(all, "uri", c.uri());
+    put(all, "warehouse", c.warehouse());
+    put(all, "namespace", c.namespace());
+    put(all, "client_id", c.clientId());
+    put(all, "client_secret", c.clientSecret());
+    put(all, "oauth2_server_uri", c.oauth2ServerUri());
+    put(all, "scope", c.scope());
+    put(all, "token", c.token());
+    Map<String, Object> unityOnly = new LinkedHashMap<>();
+    unityOnly.put("workspace_url", c.workspaceUrl());
+    unityOnly.put("catalog", c.catalog());
+    unityOnly.put("schema", c.schema());
+    unityOnly.put("allow_unauthenticated_local_server", c.allowUnauthenticatedLocalServer());
+    unityOnly.put("warehouse_id", c.warehouseId());
+    unityOnly.put("current_state", c.currentState());
+    unityOnly.entrySet().stream().filter(e -> e.getValue() != null).findFirst().ifPresent(e -> {
+      throw invalid(at + "." + e.getKey(), "only applies to catalogs of type unity",
+          "remove it (an Iceberg REST catalog takes uri, warehouse, namespace, client_id, client_secret, oauth2_server_uri,"
+              + " scope or token)");
+    });
+    IcebergRestSettings.fromConfig(name, all); // checks the values now, naming the keys, rather than at first use
+    return new WorkerConfig.CatalogSettings(IcebergRestCatalog.TYPE, all, List.of());
   }
 
   /** Each subscription's {@code catalog:}, which must name a configured catalog that registers tables. */
@@ -548,7 +618,7 @@ final class ConfigValidator {
 
   private static boolean secret(String key) {
     return SECRETS.contains(key) || key.startsWith("kafka.properties.")
-        || (key.startsWith("catalogs.") && key.endsWith(".client_secret"));
+        || (key.startsWith("catalogs.") && (key.endsWith(".client_secret") || key.endsWith(".token")));
   }
 
   // ---------------------------------------------------------------- messages for the loader

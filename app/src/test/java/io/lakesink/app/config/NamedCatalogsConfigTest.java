@@ -45,8 +45,8 @@ class NamedCatalogsConfigTest {
   void wrongNamedCatalogsAreRefusedWithTheirKey() {
     String sub = "subscriptions:\n  - {topic: db.orders, table: orders}\n";
     assertMessage(BASE + "catalogs:\n  default: {type: unity}\n" + sub, "'catalogs.default' uses the name of the catalog: block");
-    assertMessage(BASE + "catalogs:\n  lake: {type: iceberg_rest}\n" + sub,
-        "'catalogs.lake.type' is iceberg_rest, which lakesink does not support yet");
+    assertMessage(BASE + "catalogs:\n  lake: {type: iceberg_rest}\n" + sub, "catalogs.lake.uri is missing");
+    assertMessage(BASE + "catalogs:\n  lake: {type: delta_sharing}\n" + sub, "use unity or iceberg_rest");
     assertMessage(BASE + "catalogs:\n  lake: {type: none}\n" + sub, "'catalogs.lake.type' is 'none'");
     assertMessage(BASE + "catalogs:\n  lake: {catalog: main}\n" + sub, "catalogs.lake.type");
     assertMessage(BASE + "catalogs:\n  \"a.b\": {type: unity}\n" + sub, "'catalogs.a.b' is not a catalog name");
@@ -56,6 +56,51 @@ class NamedCatalogsConfigTest {
     assertMessage(noDefault + WEST + "subscriptions:\n  - {topic: db.orders, table: orders, catalog: default}\n",
         "name one of [west]");
     assertMessage(BASE + "catalogs:\n  west: {type: unity, wrkspace_url: x}\n" + sub, "'catalogs.west.wrkspace_url' is not a known key");
+  }
+
+  @Test
+  void anIcebergRestCatalogOwningTablesOnAzureIsRefusedForNow() {
+    String azure = """
+        kafka: {bootstrap_servers: "k:9092"}
+        storage: {type: azure, container: lake, connection_string: "DefaultEndpointsProtocol=https;AccountName=a;AccountKey=a2V5;EndpointSuffix=core.windows.net"}
+        catalogs:
+          lake: {type: iceberg_rest, uri: "https://polaris.example.com/api/catalog", namespace: bronze}
+        """;
+    assertMessage(azure + "subscriptions:\n  - {topic: db.items, table: items, catalog: lake}\n",
+        "'catalogs.lake.type' is iceberg_rest, which lakesink supports on local storage only for now (table items is on Azure)");
+    // Configured but owning no table on Azure: accepted (a hand-off destination for local tables elsewhere is not this worker's).
+    assertEquals("iceberg_rest", loader.parse(azure + "subscriptions:\n  - {topic: db.items, table: items}\n", "test")
+        .catalog("lake").type());
+  }
+
+  @Test
+  void anIcebergRestCatalogTakesItsOwnKeysAndKeepsItsSecretsOutOfMessages() {
+    WorkerConfig c = loader.parse(BASE + """
+        catalogs:
+          lake: {type: iceberg_rest, uri: "https://polaris.example.com/api/catalog", warehouse: prod, namespace: bronze.sales,
+                 client_id: lakesink, client_secret: lake-secret-9, scope: "PRINCIPAL_ROLE:ALL"}
+          tok: {type: iceberg_rest, uri: "https://lakekeeper.example.com/catalog", namespace: raw, token: tok-secret-3}
+        subscriptions:
+          - {topic: db.items, table: items, catalog: lake}
+        """, "test");
+    assertEquals("iceberg_rest", c.catalog("lake").type());
+    assertEquals("bronze.sales", c.catalog("lake").settings().get("namespace"));
+    assertEquals("prod", c.catalog("lake").settings().get("warehouse"));
+    assertEquals("lake", c.catalogName(c.subscriptions().get(0)));
+    assertFalse(c.toString().contains("lake-secret-9"), c.toString());
+    assertFalse(c.toString().contains("tok-secret-3"), c.toString());
+
+    String sub = "subscriptions:\n  - {topic: db.orders, table: orders}\n";
+    assertMessage(BASE + "catalogs:\n  lake: {type: iceberg_rest, uri: \"https://c\"}\n" + sub, "catalogs.lake.namespace is missing");
+    assertMessage(BASE + "catalogs:\n  lake: {type: iceberg_rest, uri: \"https://c\", namespace: n, schema: bronze}\n" + sub,
+        "'catalogs.lake.schema' only applies to catalogs of type unity");
+    assertMessage(BASE + "catalogs:\n  lake: {type: iceberg_rest, uri: \"https://c\", namespace: n, client_id: x}\n" + sub,
+        "client_secret is missing");
+    assertMessage(BASE + "catalogs:\n  west: {type: unity, uri: \"https://c\"}\n" + sub, "only applies to catalogs of type iceberg_rest");
+    ConfigurationException e = assertThrows(ConfigurationException.class, () -> loader.parse(BASE
+        + "catalogs:\n  lake: {type: iceberg_rest, uri: \"https://c\", namespace: n, token: tok-secret-3, client_id: x, client_secret: y}\n"
+        + sub, "test"));
+    assertFalse(e.getMessage().contains("tok-secret-3"), e.getMessage());
   }
 
   private void assertMessage(String yaml, String expected) {
