@@ -14,7 +14,6 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.NoSuchElementException;
 import java.util.Optional;
 
 /**
@@ -63,7 +62,7 @@ public final class StateFiles<T> {
   public void save(String table, T value) {
     try {
       io.mkdirs(directory);
-      io.newOutputFile(location(table)).writeAtomically(singleLine(JSON.writeValueAsString(value)), true);
+      io.newOutputFile(location(table)).writeAtomically(SingleLine.of(JSON.writeValueAsString(value)), true);
     } catch (IOException | UncheckedIOException e) {
       throw new RetryableException("Cannot write the " + what + " of " + table + " at " + location(table), e);
     }
@@ -106,26 +105,4 @@ public final class StateFiles<T> {
     }
   }
 
-  private static CloseableIterator<String> singleLine(String line) {
-    return new CloseableIterator<>() {
-      private boolean done;
-
-      @Override
-      public boolean hasNext() {
-        return !done;
-      }
-
-      @Override
-      public String next() {
-        if (done) {
-          throw new NoSuchElementException();
-        }
-        done = true;
-        return line;
-      }
-
-      @Override
-      public void close() {}
-    };
-  }
 }

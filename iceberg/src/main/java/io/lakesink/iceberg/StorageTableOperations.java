@@ -1,6 +1,6 @@
 package io.lakesink.iceberg;
 
-import io.delta.kernel.utils.CloseableIterator;
+import io.lakesink.storage.SingleLine;
 import java.io.ByteArrayOutputStream;
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -8,7 +8,6 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
-import java.util.NoSuchElementException;
 import org.apache.iceberg.LocationProviders;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableMetadataParser;
@@ -146,7 +145,7 @@ final class StorageTableOperations implements TableOperations {
     String file = metadataFile(next);
     String json = TableMetadataParser.toJson(metadata);
     try {
-      storage.newOutputFile(file).writeAtomically(line(json), false);
+      storage.newOutputFile(file).writeAtomically(SingleLine.of(json), false);
     } catch (FileAlreadyExistsException e) {
       // Azure retries a put whose answer was lost: the blob there may be this very write.
       if (!json.equals(readTrimmed(file))) {
@@ -162,7 +161,7 @@ final class StorageTableOperations implements TableOperations {
 
   private void writeHint(int newVersion) {
     try {
-      storage.newOutputFile(metadataFileLocation(VERSION_HINT)).writeAtomically(line(Integer.toString(newVersion)), true);
+      storage.newOutputFile(metadataFileLocation(VERSION_HINT)).writeAtomically(SingleLine.of(Integer.toString(newVersion)), true);
     } catch (IOException | UncheckedIOException e) {
       // Readers find the version by probing past the hint; a stale hint only costs them a few probes.
       log.warn("Could not update the Iceberg version hint of {}: {}", location, e.toString());
@@ -245,27 +244,4 @@ final class StorageTableOperations implements TableOperations {
     };
   }
 
-  /** One line, as Kernel's atomic write takes it (it adds the newline). */
-  private static CloseableIterator<String> line(String text) {
-    return new CloseableIterator<>() {
-      private boolean done;
-
-      @Override
-      public boolean hasNext() {
-        return !done;
-      }
-
-      @Override
-      public String next() {
-        if (done) {
-          throw new NoSuchElementException();
-        }
-        done = true;
-        return text;
-      }
-
-      @Override
-      public void close() {}
-    };
-  }
 }
