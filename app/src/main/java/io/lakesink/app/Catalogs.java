@@ -133,6 +133,11 @@ final class Catalogs implements AutoCloseable {
         return config.subscriptions().stream().filter(s -> storage.tableLocation(s.targetTable()).equals(location))
             .map(Subscription::mode).findFirst().orElse(DeliveryMode.MERGE);
       }
+
+      @Override
+      public io.delta.kernel.defaults.engine.fileio.FileIO fileIO() {
+        return storage.fileIO(); // local or Azure, with the storage's own credentials
+      }
     };
   }
 

@@ -19,13 +19,13 @@ import org.apache.iceberg.io.SeekableInputStream;
  * <p>{@link OutputFile#create()} is put-if-absent (the name must be new; a conflict shows when the
  * stream closes), {@link OutputFile#createOrOverwrite()} replaces.
  */
-final class StorageFileIO implements FileIO {
+public final class StorageFileIO implements FileIO {
   private static final long serialVersionUID = 1L;
 
   // Not serializable (Iceberg's FileIO is, for Spark tasks); lakesink never ships it anywhere.
   private final transient io.delta.kernel.defaults.engine.fileio.FileIO storage;
 
-  StorageFileIO(io.delta.kernel.defaults.engine.fileio.FileIO storage) {
+  public StorageFileIO(io.delta.kernel.defaults.engine.fileio.FileIO storage) {
     this.storage = storage;
   }
 

@@ -94,7 +94,7 @@ class IcebergMetadataSyncOnAzuriteTest {
     assertEquals(1, deletes.size(), blobs.toString());
   }
 
-  private static void assertSameRows(DeltaTable delta, Table iceberg, int expected) {
+  static void assertSameRows(DeltaTable delta, Table iceberg, int expected) {
     delta.refresh();
     Map<Long, Object> fromDelta = new TreeMap<>();
     DeltaTableReader.readAll(delta).forEach(r -> fromDelta.put((Long) r.get("id"), r.get("v")));

@@ -94,30 +94,10 @@ final class ConfigValidator {
     Map<String, WorkerConfig.CatalogSettings> named = namedCatalogs(f.catalogs());
     WorkerConfig.StorageSettings storage = storage(f.storage());
     Map<String, String> subscriptionCatalogs = subscriptionCatalogs(f.subscriptions(), f.catalog() != null, named);
-    refuseIcebergRestOnAzure(storage, named, subscriptionCatalogs);
     return new WorkerConfig(kafka(f.kafka()), storage, flushPolicy(delivery), subscriptions, registry,
         catalog, status(f.status()), merge(delivery), maxBufferBytes(delivery),
         f.maintenance() == null || f.maintenance().enabled() == null || f.maintenance().enabled(),
         named, subscriptionCatalogs);
-  }
-
-  /**
-   * An Iceberg REST catalog that owns a table commits each sync through its client, whose file
-   * access (Iceberg's FileIO from the catalog's settings) lakesink cannot yet give Azure
-   * credentials: the first registration would work and every later sync fail. Refused up front.
-   */
-  private void refuseIcebergRestOnAzure(
-      WorkerConfig.StorageSettings storage, Map<String, WorkerConfig.CatalogSettings> named, Map<String, String> subscriptionCatalogs) {
-    if (!"azure".equals(storage.type())) {
-      return;
-    }
-    subscriptionCatalogs.forEach((table, catalog) -> {
-      WorkerConfig.CatalogSettings settings = named.get(catalog);
-      if (settings != null && "iceberg_rest".equals(settings.type())) {
-        throw invalid("catalogs." + catalog + ".type", "is iceberg_rest, which lakesink supports on local storage only for now"
-            + " (table " + table + " is on Azure)", "keep tables on Azure in a unity catalog, or use storage.type: local");
-      }
-    });
   }
 
   // ---------------------------------------------------------------- sections

@@ -59,21 +59,6 @@ class NamedCatalogsConfigTest {
   }
 
   @Test
-  void anIcebergRestCatalogOwningTablesOnAzureIsRefusedForNow() {
-    String azure = """
-        kafka: {bootstrap_servers: "k:9092"}
-        storage: {type: azure, container: lake, connection_string: "DefaultEndpointsProtocol=https;AccountName=a;AccountKey=a2V5;EndpointSuffix=core.windows.net"}
-        catalogs:
-          lake: {type: iceberg_rest, uri: "https://polaris.example.com/api/catalog", namespace: bronze}
-        """;
-    assertMessage(azure + "subscriptions:\n  - {topic: db.items, table: items, catalog: lake}\n",
-        "'catalogs.lake.type' is iceberg_rest, which lakesink supports on local storage only for now (table items is on Azure)");
-    // Configured but owning no table on Azure: accepted (a hand-off destination for local tables elsewhere is not this worker's).
-    assertEquals("iceberg_rest", loader.parse(azure + "subscriptions:\n  - {topic: db.items, table: items}\n", "test")
-        .catalog("lake").type());
-  }
-
-  @Test
   void anIcebergRestCatalogTakesItsOwnKeysAndKeepsItsSecretsOutOfMessages() {
     WorkerConfig c = loader.parse(BASE + """
         catalogs:

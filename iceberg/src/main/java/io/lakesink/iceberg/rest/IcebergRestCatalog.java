@@ -5,6 +5,7 @@ import io.lakesink.catalog.TableCatalog;
 import io.lakesink.config.DeliveryMode;
 import io.lakesink.delta.DeltaTable;
 import io.lakesink.iceberg.IcebergMetadataSync;
+import io.lakesink.iceberg.StorageFileIO;
 import io.lakesink.iceberg.SyncResult;
 import java.time.Duration;
 import java.util.Arrays;
@@ -44,6 +45,15 @@ public final class IcebergRestCatalog implements TableCatalog {
 
     /** How lakesink writes the table at {@code location} (decides how removed files are committed). */
     DeliveryMode mode(String location);
+
+    /**
+     * The file access of the storage these tables are on, which the catalog's client writes
+     * manifests and delete files with; null for the FileIO the catalog's settings name (local
+     * paths only).
+     */
+    default io.delta.kernel.defaults.engine.fileio.FileIO fileIO() {
+      return null;
+    }
   }
 
   private final IcebergRestSettings settings;
@@ -58,7 +68,7 @@ public final class IcebergRestCatalog implements TableCatalog {
 
   public IcebergRestCatalog(IcebergRestSettings settings, DeltaTables tables, Configuration hadoop, Duration followEvery) {
     this.settings = settings;
-    this.connection = new IcebergRestConnection(settings, hadoop);
+    this.connection = new IcebergRestConnection(settings, hadoop, tables.fileIO() == null ? null : new StorageFileIO(tables.fileIO()));
     this.tables = tables;
     this.sync = new IcebergMetadataSync();
     this.followEvery = followEvery;

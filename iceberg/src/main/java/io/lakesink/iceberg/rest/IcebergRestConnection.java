@@ -8,13 +8,17 @@ import java.util.Optional;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.SessionCatalog;
+import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.rest.Endpoint;
 import org.apache.iceberg.rest.ErrorHandlers;
 import org.apache.iceberg.rest.HTTPClient;
-import org.apache.iceberg.rest.RESTCatalog;
+import org.apache.iceberg.rest.RESTSessionCatalog;
 import org.apache.iceberg.rest.RESTClient;
 import org.apache.iceberg.rest.RESTUtil;
 import org.apache.iceberg.rest.ResourcePaths;
@@ -28,7 +32,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * lakesink's connection to one Iceberg REST catalog. Loading and registering tables go through
- * Iceberg's own {@link RESTCatalog} (its HTTP client, OAuth2 token handling and the prefix from
+ * Iceberg's own REST catalog client (its HTTP client, OAuth2 token handling and the prefix from
  * {@code GET /v1/config}). Iceberg Java has no unregister, so that one call — and the guarded
  * drop used where a server does not advertise it — go through Iceberg's {@link HTTPClient} with
  * the same configuration and auth manager, on paths from the same {@link ResourcePaths}.
@@ -43,8 +47,10 @@ public final class IcebergRestConnection implements AutoCloseable {
 
   private final IcebergRestSettings settings;
   private final Configuration hadoop;
+  private final FileIO files; // null: the FileIO the catalog's settings name (Iceberg's default)
   // Set by connect(), under this object's lock.
-  private RESTCatalog catalog;
+  private RESTSessionCatalog sessionCatalog;
+  private Catalog catalog;
   private HTTPClient http;
   private AuthManager auth;
   private AuthSession session;
@@ -52,8 +58,18 @@ public final class IcebergRestConnection implements AutoCloseable {
   private List<Endpoint> endpoints;
 
   public IcebergRestConnection(IcebergRestSettings settings, Configuration hadoop) {
+    this(settings, hadoop, null);
+  }
+
+  /**
+   * @param files the file access tables of this catalog are read and written with (manifests,
+   *     delete files): lakesink's own storage, with its credentials, rather than whatever FileIO the
+   *     catalog's settings name, which cannot reach Azure without Hadoop's Azure connector
+   */
+  public IcebergRestConnection(IcebergRestSettings settings, Configuration hadoop, FileIO files) {
     this.settings = settings;
     this.hadoop = hadoop;
+    this.files = files;
   }
 
   public IcebergRestSettings settings() {
@@ -62,7 +78,7 @@ public final class IcebergRestConnection implements AutoCloseable {
 
   /** The catalog's table {@code id}; empty when it has none. */
   public Optional<Table> load(TableIdentifier id) {
-    RESTCatalog c = catalog();
+    Catalog c = catalog();
     try {
       return Optional.of(c.loadTable(id));
     } catch (NoSuchTableException e) {
@@ -73,9 +89,9 @@ public final class IcebergRestConnection implements AutoCloseable {
   }
 
   public boolean namespaceExists(org.apache.iceberg.catalog.Namespace namespace) {
-    RESTCatalog c = catalog();
+    Catalog c = catalog();
     try {
-      return c.namespaceExists(namespace);
+      return ((SupportsNamespaces) c).namespaceExists(namespace);
     } catch (RuntimeException e) {
       throw IcebergRestErrors.translate(settings, "look up namespace " + namespace, e);
     }
@@ -91,7 +107,7 @@ public final class IcebergRestConnection implements AutoCloseable {
    * catalog already holds under that name is accepted only when it is at {@code location}.
    */
   public void register(TableIdentifier id, String metadataLocation, String location) {
-    RESTCatalog c = catalog();
+    Catalog c = catalog();
     try {
       c.registerTable(id, metadataLocation);
       log.info("Registered {} in {}: it points at {}", id, settings.describe(), metadataLocation);
@@ -161,7 +177,7 @@ public final class IcebergRestConnection implements AutoCloseable {
   }
 
   /** Iceberg's REST catalog, connected on first use. */
-  synchronized RESTCatalog catalog() {
+  synchronized Catalog catalog() {
     if (catalog == null) {
       connect();
     }
@@ -173,7 +189,7 @@ public final class IcebergRestConnection implements AutoCloseable {
     AuthManager manager = AuthManagers.loadAuthManager(settings.name(), props);
     ConfigResponse config;
     HTTPClient raw = null;
-    RESTCatalog rest = null;
+    RESTSessionCatalog rest = null;
     try {
       try (HTTPClient init = builder(props).build(); AuthSession initSession = manager.initSession(init, props)) {
         Map<String, String> query = new HashMap<>();
@@ -186,7 +202,11 @@ public final class IcebergRestConnection implements AutoCloseable {
       Map<String, String> merged = config.merge(props);
       raw = builder(merged).build();
       AuthSession catalogSession = manager.catalogSession(raw, merged);
-      rest = new RESTCatalog();
+      // RESTCatalog's own constructor, with lakesink's file access when it has one (the documented
+      // extension point: RESTCatalog offers no other way to set a FileIO instance).
+      rest = new RESTSessionCatalog(
+          conf -> HTTPClient.builder(conf).uri(conf.get(CatalogProperties.URI)).withHeaders(RESTUtil.configHeaders(conf)).build(),
+          files == null ? null : (context, tableProperties) -> files);
       rest.setConf(hadoop);
       rest.initialize(settings.name(), props);
       this.http = raw;
@@ -194,7 +214,8 @@ public final class IcebergRestConnection implements AutoCloseable {
       this.session = catalogSession;
       this.paths = ResourcePaths.forCatalogProperties(merged);
       this.endpoints = config.endpoints() == null ? List.of() : List.copyOf(config.endpoints());
-      this.catalog = rest;
+      this.sessionCatalog = rest;
+      this.catalog = rest.asCatalog(SessionCatalog.SessionContext.createEmpty());
       log.info("Connected to {}; unregister {}", settings.describe(),
           endpoints.contains(V1_UNREGISTER_TABLE) ? "advertised" : "not advertised (hand-offs drop without purge)");
     } catch (IOException | RuntimeException e) {
@@ -223,11 +244,12 @@ public final class IcebergRestConnection implements AutoCloseable {
 
   @Override
   public synchronized void close() {
-    closeQuietly(catalog);
+    closeQuietly(sessionCatalog);
     closeQuietly(session);
     closeQuietly(http);
     closeQuietly(auth);
     catalog = null;
+    sessionCatalog = null;
   }
 
   @Override

@@ -62,9 +62,9 @@ public final class RestCatalogServer implements AutoCloseable {
   private final AtomicInteger unregistered = new AtomicInteger();
   private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
 
-  private RestCatalogServer(Path dir, boolean advertiseUnregister) throws Exception {
+  private RestCatalogServer(Path dir, boolean advertiseUnregister, Map<String, String> backendProperties) throws Exception {
     this.advertiseUnregister = advertiseUnregister;
-    Map<String, String> props = new HashMap<>();
+    Map<String, String> props = new HashMap<>(backendProperties);
     props.put(CatalogProperties.CATALOG_IMPL, JdbcCatalog.class.getName());
     props.put(CatalogProperties.URI, "jdbc:sqlite:" + dir.resolve("catalog.db"));
     props.put("jdbc.schema-version", "V1");
@@ -82,7 +82,16 @@ public final class RestCatalogServer implements AutoCloseable {
 
   /** Started, with its SQLite file and warehouse under {@code dir}. */
   public static RestCatalogServer start(Path dir, boolean advertiseUnregister) throws Exception {
-    return new RestCatalogServer(dir, advertiseUnregister);
+    return new RestCatalogServer(dir, advertiseUnregister, Map.of());
+  }
+
+  /**
+   * @param backendProperties added to the JDBC catalog's properties, e.g. {@code io-impl} for a
+   *     server whose tables are not on the local disk
+   */
+  public static RestCatalogServer start(Path dir, boolean advertiseUnregister, Map<String, String> backendProperties)
+      throws Exception {
+    return new RestCatalogServer(dir, advertiseUnregister, backendProperties);
   }
 
   public String uri() {
