@@ -68,7 +68,7 @@ class IcebergRestAuthTest {
   }
 
   @Test
-  void aRefusedTokenIsAConfigurationErrorThatNamesTheSettingAndShowsNoToken() throws Exception {
+  void aRefusedOrMissingTokenIsAConfigurationErrorThatNamesTheSettingAndShowsNoToken() throws Exception {
     try (RestCatalogServer server = server(true)) {
       server.requireToken(TOKEN);
       written();
@@ -77,6 +77,10 @@ class IcebergRestAuthTest {
         assertTrue(e.getMessage().contains("refused lakesink's authentication"), e.getMessage());
         assertTrue(e.getMessage().contains("catalogs.lake.token"), e.getMessage());
         assertNoneContains(e, "tok-wrong-55b1", TOKEN);
+      }
+      try (IcebergRestCatalog catalog = catalog(server, Map.of())) {
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> catalog.register(shape()));
+        assertTrue(e.getMessage().contains("requires authentication: set catalogs.lake.client_id"), e.getMessage());
       }
       assertNull(server.location(ENTRY));
     }

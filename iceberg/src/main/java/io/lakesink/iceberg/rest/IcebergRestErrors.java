@@ -58,9 +58,9 @@ final class IcebergRestErrors {
   private static String credentialsToFix(IcebergRestSettings catalog) {
     String at = "catalogs." + catalog.name() + ".";
     if (catalog.clientId() != null) {
-      return "Check " + at + "client_id and " + at + "client_secret (the client's credentials at the token endpoint"
-          + (catalog.oauth2ServerUri() == null ? ", the catalog's /v1/oauth/tokens" : " " + at + "oauth2_server_uri")
-          + "), and " + at + "scope if the catalog needs one; set oauth2_server_uri when the tokens come from another server.";
+      String endpoint = catalog.oauth2ServerUri() != null ? at + "oauth2_server_uri" : "the catalog's /v1/oauth/tokens";
+      return "Check " + at + "client_id and " + at + "client_secret (sent to the token endpoint, " + endpoint + ") and "
+          + at + "scope; when the catalog's tokens come from another server, set " + at + "oauth2_server_uri.";
     }
     if (catalog.token() != null) {
       return "Replace " + at + "token with a valid bearer token for this catalog (it may have expired), or use OAuth2"
