@@ -29,9 +29,8 @@ final class IcebergRestErrors {
     }
     String where = catalog.describe();
     if (e instanceof NotAuthorizedException) {
-      return new ConfigurationException("The " + where + " refused lakesink's credentials to " + what + ": " + e.getMessage()
-          + ". Check catalogs." + catalog.name() + ".client_id and client_secret (or token), and oauth2_server_uri when"
-          + " the catalog's tokens come from another server.", e);
+      return new ConfigurationException("The " + where + " refused lakesink's authentication (HTTP 401) to " + what + ": "
+          + e.getMessage() + ". " + credentialsToFix(catalog), e);
     }
     if (e instanceof ForbiddenException) {
       return new ConfigurationException("The " + where + " does not allow lakesink to " + what + ": " + e.getMessage()
@@ -53,6 +52,22 @@ final class IcebergRestErrors {
           + "); lakesink tries again.", e);
     }
     return new RetryableException("The " + where + " failed to " + what + ": " + e + "; lakesink tries again.", e);
+  }
+
+  /** Which settings to fix when the catalog refuses who lakesink says it is. */
+  private static String credentialsToFix(IcebergRestSettings catalog) {
+    String at = "catalogs." + catalog.name() + ".";
+    if (catalog.clientId() != null) {
+      String endpoint = catalog.oauth2ServerUri() != null ? at + "oauth2_server_uri" : "the catalog's /v1/oauth/tokens";
+      return "Check " + at + "client_id and " + at + "client_secret (sent to the token endpoint, " + endpoint + ") and "
+          + at + "scope; when the catalog's tokens come from another server, set " + at + "oauth2_server_uri.";
+    }
+    if (catalog.token() != null) {
+      return "Replace " + at + "token with a valid bearer token for this catalog (it may have expired), or use OAuth2"
+          + " client credentials (" + at + "client_id and client_secret) so that lakesink fetches and refreshes tokens.";
+    }
+    return "The catalog requires authentication: set " + at + "client_id and client_secret (OAuth2 client credentials)"
+        + " or " + at + "token (a bearer token).";
   }
 
   static TableFailureException nameTaken(IcebergRestSettings catalog, String entry, String theirs, String ours) {

@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.rest.RESTUtil;
+import org.apache.iceberg.rest.ResourcePaths;
 import org.apache.iceberg.rest.auth.AuthProperties;
 import org.apache.iceberg.rest.auth.OAuth2Properties;
 
@@ -88,15 +90,18 @@ public record IcebergRestSettings(
     if (clientId != null) {
       p.put(AuthProperties.AUTH_TYPE, AuthProperties.AUTH_TYPE_OAUTH2);
       p.put(OAuth2Properties.CREDENTIAL, clientId + ":" + clientSecret);
-      if (oauth2ServerUri != null) {
-        p.put(OAuth2Properties.OAUTH2_SERVER_URI, oauth2ServerUri);
-      }
+      // Iceberg still falls back to the catalog's own /v1/oauth/tokens, but warns that the fallback
+      // goes away in a later release: lakesink names that default itself, so it keeps working.
+      p.put(OAuth2Properties.OAUTH2_SERVER_URI,
+          oauth2ServerUri != null ? oauth2ServerUri : RESTUtil.resolveEndpoint(uri, ResourcePaths.tokens()));
       if (scope != null) {
         p.put(OAuth2Properties.SCOPE, scope);
       }
     } else if (token != null) {
       p.put(AuthProperties.AUTH_TYPE, AuthProperties.AUTH_TYPE_OAUTH2);
       p.put(OAuth2Properties.TOKEN, token);
+      // Where Iceberg would refresh the token (its default, named for the same reason as above).
+      p.put(OAuth2Properties.OAUTH2_SERVER_URI, RESTUtil.resolveEndpoint(uri, ResourcePaths.tokens()));
     } else {
       p.put(AuthProperties.AUTH_TYPE, AuthProperties.AUTH_TYPE_NONE);
     }
