@@ -9,12 +9,11 @@ import io.lakesink.catalog.unity.UnityEntries;
 import io.lakesink.catalog.unity.UnitySettings;
 import io.lakesink.config.DeliveryMode;
 import io.lakesink.config.Subscription;
-import io.lakesink.delta.DeltaTable;
-import io.lakesink.delta.KernelEngine;
 import io.lakesink.error.ConfigurationException;
 import io.lakesink.error.Errors;
 import io.lakesink.iceberg.rest.IcebergRestCatalog;
 import io.lakesink.iceberg.rest.IcebergRestSettings;
+import io.lakesink.iceberg.rest.StorageDeltaTables;
 import io.lakesink.ownership.CatalogEntries;
 import io.lakesink.storage.TableStorage;
 import io.lakesink.view.CurrentStateSpec;
@@ -120,25 +119,10 @@ final class Catalogs implements AutoCloseable {
     if (storage == null) {
       throw new IllegalStateException("an Iceberg REST catalog needs the table storage");
     }
-    io.delta.kernel.engine.Engine engine = KernelEngine.create(storage);
-    return new IcebergRestCatalog.DeltaTables() {
-      @Override
-      public DeltaTable at(String location) {
-        return new DeltaTable(engine, location);
-      }
-
-      @Override
-      public DeliveryMode mode(String location) {
-        // A table no subscription writes is committed the general way (removed files as deletes).
-        return config.subscriptions().stream().filter(s -> storage.tableLocation(s.targetTable()).equals(location))
-            .map(Subscription::mode).findFirst().orElse(DeliveryMode.MERGE);
-      }
-
-      @Override
-      public io.delta.kernel.defaults.engine.fileio.FileIO fileIO() {
-        return storage.fileIO(); // local or Azure, with the storage's own credentials
-      }
-    };
+    // A table no subscription writes is committed the general way (removed files as deletes).
+    return StorageDeltaTables.of(storage, location -> config.subscriptions().stream()
+        .filter(s -> storage.tableLocation(s.targetTable()).equals(location))
+        .map(Subscription::mode).findFirst().orElse(DeliveryMode.MERGE));
   }
 
   @Override

@@ -21,6 +21,7 @@ import io.lakesink.error.ConfigurationException;
 import io.lakesink.event.Operation;
 import io.lakesink.iceberg.rest.IcebergRestCatalog;
 import io.lakesink.iceberg.rest.IcebergRestSettings;
+import io.lakesink.iceberg.rest.StorageDeltaTables;
 import io.lakesink.iceberg.rest.RestCatalogServer;
 import io.lakesink.quarantine.QuarantineStore;
 import io.lakesink.storage.LocalStorage;
@@ -231,17 +232,7 @@ class IcebergRestAuthTest {
   }
 
   private IcebergRestCatalog.DeltaTables tables() {
-    return new IcebergRestCatalog.DeltaTables() {
-      @Override
-      public DeltaTable at(String location) {
-        return new DeltaTable(KernelEngine.create(storage()), location);
-      }
-
-      @Override
-      public DeliveryMode mode(String location) {
-        return DeliveryMode.CHANGELOG;
-      }
-    };
+    return StorageDeltaTables.of(storage(), location -> DeliveryMode.CHANGELOG);
   }
 
   private LocalStorage storage() {

@@ -21,6 +21,7 @@ import io.lakesink.iceberg.rest.AzuriteServerFileIO;
 import io.lakesink.iceberg.rest.IcebergRestCatalog;
 import io.lakesink.iceberg.rest.IcebergRestSettings;
 import io.lakesink.iceberg.rest.RestCatalogServer;
+import io.lakesink.iceberg.rest.StorageDeltaTables;
 import io.lakesink.merge.MergeDelivery;
 import io.lakesink.merge.MergeSettings;
 import io.lakesink.quarantine.QuarantineStore;
@@ -72,7 +73,7 @@ class IcebergRestOnAzuriteTest {
     try (RestCatalogServer server = RestCatalogServer.start(dir, true, serverFiles)) {
       server.createNamespace("lakesink");
       IcebergRestSettings settings = IcebergRestSettings.fromConfig("lake", Map.of("uri", server.uri(), "namespace", "lakesink"));
-      try (IcebergRestCatalog catalog = new IcebergRestCatalog(settings, tables(table, storage), new Configuration(), Duration.ZERO)) {
+      try (IcebergRestCatalog catalog = new IcebergRestCatalog(settings, StorageDeltaTables.of(storage, location -> DeliveryMode.MERGE), new Configuration(), Duration.ZERO)) {
         catalog.register(shape(table));
         String first = server.metadataLocation(ENTRY);
         assertTrue(first.startsWith(table.location() + "/_lakesink_iceberg/metadata/"), first);
@@ -108,22 +109,4 @@ class IcebergRestOnAzuriteTest {
     return new CatalogTable("items", table.location(), table.columns().orElseThrow(), table.partitionColumns());
   }
 
-  private static IcebergRestCatalog.DeltaTables tables(DeltaTable table, AzureStorage storage) {
-    return new IcebergRestCatalog.DeltaTables() {
-      @Override
-      public DeltaTable at(String location) {
-        return new DeltaTable(KernelEngine.create(storage), location);
-      }
-
-      @Override
-      public DeliveryMode mode(String location) {
-        return DeliveryMode.MERGE;
-      }
-
-      @Override
-      public io.delta.kernel.defaults.engine.fileio.FileIO fileIO() {
-        return storage.fileIO();
-      }
-    };
-  }
 }

@@ -47,13 +47,11 @@ public final class IcebergRestCatalog implements TableCatalog {
     DeliveryMode mode(String location);
 
     /**
-     * The file access of the storage these tables are on, which the catalog's client writes
-     * manifests and delete files with; null for the FileIO the catalog's settings name (local
-     * paths only).
+     * The file access of the storage these tables are on, which the catalog's client reads and
+     * writes manifests and delete files with (rather than a FileIO the catalog's settings name,
+     * which could not reach Azure).
      */
-    default io.delta.kernel.defaults.engine.fileio.FileIO fileIO() {
-      return null;
-    }
+    io.delta.kernel.defaults.engine.fileio.FileIO fileIO();
   }
 
   private final IcebergRestSettings settings;
@@ -68,7 +66,7 @@ public final class IcebergRestCatalog implements TableCatalog {
 
   public IcebergRestCatalog(IcebergRestSettings settings, DeltaTables tables, Configuration hadoop, Duration followEvery) {
     this.settings = settings;
-    this.connection = new IcebergRestConnection(settings, hadoop, tables.fileIO() == null ? null : new StorageFileIO(tables.fileIO()));
+    this.connection = new IcebergRestConnection(settings, hadoop, new StorageFileIO(tables.fileIO()));
     this.tables = tables;
     this.sync = new IcebergMetadataSync();
     this.followEvery = followEvery;

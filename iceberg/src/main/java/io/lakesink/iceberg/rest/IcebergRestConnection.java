@@ -47,7 +47,7 @@ public final class IcebergRestConnection implements AutoCloseable {
 
   private final IcebergRestSettings settings;
   private final Configuration hadoop;
-  private final FileIO files; // null: the FileIO the catalog's settings name (Iceberg's default)
+  private final FileIO files;
   // Set by connect(), under this object's lock.
   private RESTSessionCatalog sessionCatalog;
   private Catalog catalog;
@@ -56,10 +56,6 @@ public final class IcebergRestConnection implements AutoCloseable {
   private AuthSession session;
   private ResourcePaths paths;
   private List<Endpoint> endpoints;
-
-  public IcebergRestConnection(IcebergRestSettings settings, Configuration hadoop) {
-    this(settings, hadoop, null);
-  }
 
   /**
    * @param files the file access tables of this catalog are read and written with (manifests,
@@ -202,11 +198,11 @@ public final class IcebergRestConnection implements AutoCloseable {
       Map<String, String> merged = config.merge(props);
       raw = builder(merged).build();
       AuthSession catalogSession = manager.catalogSession(raw, merged);
-      // RESTCatalog's own constructor, with lakesink's file access when it has one (the documented
+      // What RESTCatalog builds, with lakesink's file access for every table (the documented
       // extension point: RESTCatalog offers no other way to set a FileIO instance).
       rest = new RESTSessionCatalog(
           conf -> HTTPClient.builder(conf).uri(conf.get(CatalogProperties.URI)).withHeaders(RESTUtil.configHeaders(conf)).build(),
-          files == null ? null : (context, tableProperties) -> files);
+          (context, tableProperties) -> files);
       rest.setConf(hadoop);
       rest.initialize(settings.name(), props);
       this.http = raw;
