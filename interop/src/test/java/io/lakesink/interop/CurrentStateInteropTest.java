@@ -93,19 +93,7 @@ class CurrentStateInteropTest {
     stream.producePhase2(bootstrap);
     mergedStream.producePhase2(bootstrap, MERGED_TOPIC);
     deliver();
-    spark = SparkSession.builder()
-        .appName("lakesink-current-state-interop")
-        .master("local[1]")
-        .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-        .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
-        .config("spark.ui.enabled", "false")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.sql.shuffle.partitions", "1")
-        .config("spark.default.parallelism", "1")
-        .config("spark.sql.catalogImplementation", "in-memory")
-        .config("spark.sql.warehouse.dir", dir.resolve("spark-warehouse").toString())
-        .config("spark.sql.session.timeZone", "UTC")
+    spark = LocalSpark.builder("lakesink-current-state-interop", dir)
         .config("spark.sql.datetime.java8API.enabled", "true")
         .getOrCreate();
   }

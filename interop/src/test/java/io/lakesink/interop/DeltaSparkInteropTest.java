@@ -146,20 +146,8 @@ class DeltaSparkInteropTest {
     }
 
     spark =
-        SparkSession.builder()
-            .appName("lakesink-interop")
-            .master("local[1]")
-            .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-            .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
-            .config("spark.ui.enabled", "false")
-            .config("spark.driver.host", "127.0.0.1")
-            .config("spark.driver.bindAddress", "127.0.0.1")
-            .config("spark.sql.shuffle.partitions", "1")
-            .config("spark.default.parallelism", "1")
+        LocalSpark.builder("lakesink-interop", dir)
             .config("spark.databricks.delta.snapshotPartitions", "1")
-            .config("spark.sql.catalogImplementation", "in-memory")
-            .config("spark.sql.warehouse.dir", dir.resolve("spark-warehouse").toString())
-            .config("spark.sql.session.timeZone", "UTC")
             .config("spark.sql.datetime.java8API.enabled", "true")
             .getOrCreate();
   }

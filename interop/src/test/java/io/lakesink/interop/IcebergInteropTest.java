@@ -74,19 +74,7 @@ class IcebergInteropTest {
 
   @BeforeAll
   void startSpark() {
-    spark = SparkSession.builder()
-        .appName("lakesink-iceberg-interop")
-        .master("local[1]")
-        .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-        .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
-        .config("spark.ui.enabled", "false")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.sql.shuffle.partitions", "1")
-        .config("spark.default.parallelism", "1")
-        .config("spark.sql.catalogImplementation", "in-memory")
-        .config("spark.sql.warehouse.dir", dir.resolve("spark-warehouse").toString())
-        .config("spark.sql.session.timeZone", "UTC")
+    spark = LocalSpark.builder("lakesink-iceberg-interop", dir)
         .config("spark.sql.datetime.java8API.enabled", "true")
         .getOrCreate();
   }

@@ -105,19 +105,7 @@ class MaintenanceInteropTest {
     // default for a new table) and copy-on-write, to compare what delta-spark reads.
     vectors = mergeOnly("new_tables", "vectors");
     copyOnWrite = mergeOnly("none", "cow");
-    spark = SparkSession.builder()
-        .appName("lakesink-maintenance-interop")
-        .master("local[1]")
-        .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-        .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
-        .config("spark.ui.enabled", "false")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.sql.shuffle.partitions", "1")
-        .config("spark.default.parallelism", "1")
-        .config("spark.sql.catalogImplementation", "in-memory")
-        .config("spark.sql.warehouse.dir", dir.resolve("spark-warehouse").toString())
-        .config("spark.sql.session.timeZone", "UTC")
+    spark = LocalSpark.builder("lakesink-maintenance-interop", dir)
         // VACUUM ... RETAIN 0 HOURS: the strictest look delta-spark can take at what is left
         .config("spark.databricks.delta.retentionDurationCheck.enabled", "false")
         .getOrCreate();
