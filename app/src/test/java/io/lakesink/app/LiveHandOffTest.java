@@ -25,6 +25,7 @@ import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -54,49 +55,8 @@ class LiveHandOffTest {
       WorkerConfig bronze = CatalogOwnershipEndToEndTest.config(w, fake, "bronze");
       WorkerConfig silver = CatalogOwnershipEndToEndTest.config(w, fake, "silver");
 
-      AtomicBoolean checking = new AtomicBoolean(true);
-      AtomicInteger observations = new AtomicInteger();
-      AtomicInteger inBoth = new AtomicInteger();
-      Thread checker = new Thread(() -> {
-        while (checking.get()) {
-          boolean b = fake.table(BRONZE) != null;
-          boolean s = fake.table(SILVER) != null;
-          observations.incrementAndGet();
-          if (b && s) {
-            inBoth.incrementAndGet();
-          }
-        }
-      }, "catalog-checker");
-      checker.start();
-
-      CatalogOwnershipEndToEndTest.send(topic, 0, 100);
-      WorkerResult old;
-      long fenced;
-      long owned;
-      try (TableStorage storage = Pipeline.storage(bronze.storage())) {
-        RunningWorker worker = new RunningWorker(Pipeline.worker(bronze, storage, FlushHook.NONE, Clock.systemUTC()));
-        try {
-          RebalanceTest.awaitCondition(() -> stored(w, topic) >= 10 && fake.table(BRONZE) != null, "a first commit registered");
-          AtomicLong atFence = new AtomicLong();
-          AtomicLong atOwner = new AtomicLong();
-          HandOffTest.handoff(bronze, "default." + SILVER, false, step -> {
-            if (step == Step.FENCED) atFence.set(w.table("stock").version());
-            if (step == Step.DONE) atOwner.set(w.table("stock").version());
-          });
-          fenced = atFence.get();
-          owned = atOwner.get();
-          // The old worker's next commit meets the new owner: more events make sure there is one.
-          CatalogOwnershipEndToEndTest.send(topic, 100, 110);
-          QuarantineStore quarantine = new QuarantineStore(storage);
-          RebalanceTest.awaitCondition(() -> quarantine.load("stock_APPEND").isPresent(), "the old worker stops the table");
-        } finally {
-          worker.stop();
-        }
-        old = worker.result;
-        new QuarantineStore(storage).release("stock_APPEND"); // what `lakesink quarantine release` does
-      }
-      assertEquals(fenced + 1, owned, "between the fence and the new owner nobody committed");
-      assertEquals(owned, w.table("stock").version(), "the old worker committed nothing after the hand-off");
+      EntryChecker checker = new EntryChecker(() -> fake.table(BRONZE) != null, () -> fake.table(SILVER) != null);
+      WorkerResult old = handOffLive(w, topic, bronze, "default." + SILVER, () -> fake.table(BRONZE) != null);
       DeliveryState.Quarantined q = assertInstanceOf(DeliveryState.Quarantined.class, old.states().get("stock_APPEND"));
       assertTrue(q.record().reason().contains(SILVER), q.record().reason()); // fenced mid-flush, or owned by silver
 
@@ -107,18 +67,8 @@ class LiveHandOffTest {
       }
       WorkerResult resumed = CatalogOwnershipEndToEndTest.run(silver);
       assertTrue(resumed.allDelivering(), resumed.states().toString());
-      checking.set(false);
-      checker.join();
-
-      List<Map<String, Object>> rows = w.rows("stock");
-      TreeSet<Long> offsets = new TreeSet<>();
-      rows.forEach(r -> offsets.add(((Number) r.get("__offset")).longValue()));
-      assertEquals(110, rows.size(), "no event lost, none twice");
-      assertEquals(110, offsets.size());
-      assertEquals(0L, offsets.first());
-      assertEquals(109L, offsets.last());
-      assertEquals(0, inBoth.get(), "the entry was in both schemas at some of " + observations.get() + " observations");
-      assertTrue(observations.get() > 10, "the checker observed throughout: " + observations.get());
+      checker.stopAndAssertNeverInBoth();
+      assertEveryEventOnce(w);
       assertEquals(null, fake.table(BRONZE));
       assertEquals(w.table("stock").location(), fake.table(SILVER).path("storage_location").asText());
       assertEquals(SILVER, TableOwner.of(w.table("stock").properties()).orElseThrow().entry());
@@ -142,70 +92,108 @@ class LiveHandOffTest {
       WorkerConfig lake = IcebergRestHandOffTest.config(w, fake, server, true);
       String entry = IcebergRestHandOffTest.LAKE;
 
-      AtomicBoolean checking = new AtomicBoolean(true);
-      AtomicInteger observations = new AtomicInteger();
-      AtomicInteger inBoth = new AtomicInteger();
-      Thread checker = new Thread(() -> {
+      EntryChecker checker = new EntryChecker(() -> fake.table(BRONZE) != null, () -> server.location(entry) != null);
+      handOffLive(w, topic, unity, "lake", () -> fake.table(BRONZE) != null);
+
+      WorkerResult resumed = CatalogOwnershipEndToEndTest.run(lake);
+      assertTrue(resumed.allDelivering(), resumed.states().toString());
+      checker.stopAndAssertNeverInBoth();
+      assertEveryEventOnce(w);
+      assertNull(fake.table(BRONZE));
+      assertEquals(IcebergRestHandOffTest.deltaPaths(w.table("stock")), IcebergRestHandOffTest.icebergPaths(server));
+      assertEquals(entry, TableOwner.of(w.table("stock").properties()).orElseThrow().entry());
+    }
+  }
+
+  /**
+   * 100 events delivered by a worker under {@code from} while the table is handed off to {@code
+   * to}; 10 more make sure the old worker tries a commit after the hand-off, which must stop the
+   * table (quarantined, then released as an operator would). Checks that nobody committed between
+   * the fence and the new owner, and that the old worker committed nothing after it.
+   *
+   * @return what the old worker's run returned
+   */
+  static WorkerResult handOffLive(WorkerHarness w, String topic, WorkerConfig from, String to, BooleanSupplier registered)
+      throws Exception {
+    CatalogOwnershipEndToEndTest.send(topic, 0, 100);
+    long fenced;
+    long owned;
+    WorkerResult old;
+    try (TableStorage storage = Pipeline.storage(from.storage())) {
+      RunningWorker worker = new RunningWorker(Pipeline.worker(from, storage, FlushHook.NONE, Clock.systemUTC()));
+      try {
+        RebalanceTest.awaitCondition(() -> stored(w, topic) >= 10 && registered.getAsBoolean(), "a first commit registered");
+        AtomicLong atFence = new AtomicLong();
+        AtomicLong atOwner = new AtomicLong();
+        HandOffTest.handoff(from, to, false, step -> {
+          if (step == Step.FENCED) atFence.set(w.table("stock").version());
+          if (step == Step.DONE) atOwner.set(w.table("stock").version());
+        });
+        fenced = atFence.get();
+        owned = atOwner.get();
+        // The old worker's next commit meets the new owner: more events make sure there is one.
+        CatalogOwnershipEndToEndTest.send(topic, 100, 110);
+        QuarantineStore quarantine = new QuarantineStore(storage);
+        RebalanceTest.awaitCondition(() -> quarantine.load("stock_APPEND").isPresent(), "the old worker stops the table");
+      } finally {
+        worker.stop();
+      }
+      old = worker.result;
+      new QuarantineStore(storage).release("stock_APPEND"); // what `lakesink quarantine release` does
+    }
+    assertEquals(fenced + 1, owned, "between the fence and the new owner nobody committed");
+    assertEquals(owned, w.table("stock").version(), "the old worker committed nothing after the hand-off");
+    return old;
+  }
+
+  /** The 110 events in the table, each Kafka position once. */
+  static void assertEveryEventOnce(WorkerHarness w) {
+    List<Map<String, Object>> rows = w.rows("stock");
+    TreeSet<Long> offsets = new TreeSet<>();
+    rows.forEach(r -> offsets.add(((Number) r.get("__offset")).longValue()));
+    assertEquals(110, rows.size(), "no event lost, none twice");
+    assertEquals(110, offsets.size());
+    assertEquals(0L, offsets.first());
+    assertEquals(109L, offsets.last());
+  }
+
+  /**
+   * Polls, on its own thread until stopped, whether the source and the destination catalog hold
+   * the entry. The destination first: the source is released before the destination is
+   * registered, so a source still there after the destination was seen means both held the entry
+   * at once (read the other way round, a release between the two reads would look like both).
+   */
+  static final class EntryChecker {
+    private final AtomicBoolean checking = new AtomicBoolean(true);
+    private final AtomicInteger observations = new AtomicInteger();
+    private final AtomicInteger inBoth = new AtomicInteger();
+    private final Thread thread;
+
+    EntryChecker(BooleanSupplier inSource, BooleanSupplier inDestination) {
+      thread = new Thread(() -> {
         while (checking.get()) {
-          boolean u;
-          boolean i;
+          boolean destination;
+          boolean source;
           try {
-            // The destination first: the source is released before the destination is registered, so
-            // a source still there after the destination was seen means both held the entry at once.
-            i = server.location(entry) != null;
-            u = fake.table(BRONZE) != null;
+            destination = inDestination.getAsBoolean();
+            source = inSource.getAsBoolean();
           } catch (RuntimeException e) {
-            continue; // the catalog's SQLite file busy for a moment: not an observation
+            continue; // a catalog busy for a moment (the REST server's SQLite file): not an observation
           }
           observations.incrementAndGet();
-          if (u && i) {
+          if (source && destination) {
             inBoth.incrementAndGet();
           }
         }
       }, "catalog-checker");
-      checker.start();
+      thread.start();
+    }
 
-      CatalogOwnershipEndToEndTest.send(topic, 0, 100);
-      long fenced;
-      long owned;
-      try (TableStorage storage = Pipeline.storage(unity.storage())) {
-        RunningWorker worker = new RunningWorker(Pipeline.worker(unity, storage, FlushHook.NONE, Clock.systemUTC()));
-        try {
-          RebalanceTest.awaitCondition(() -> stored(w, topic) >= 10 && fake.table(BRONZE) != null, "a first commit registered");
-          AtomicLong atFence = new AtomicLong();
-          AtomicLong atOwner = new AtomicLong();
-          HandOffTest.handoff(unity, "lake", false, step -> {
-            if (step == Step.FENCED) atFence.set(w.table("stock").version());
-            if (step == Step.DONE) atOwner.set(w.table("stock").version());
-          });
-          fenced = atFence.get();
-          owned = atOwner.get();
-          CatalogOwnershipEndToEndTest.send(topic, 100, 110);
-          QuarantineStore quarantine = new QuarantineStore(storage);
-          RebalanceTest.awaitCondition(() -> quarantine.load("stock_APPEND").isPresent(), "the old worker stops the table");
-        } finally {
-          worker.stop();
-        }
-        new QuarantineStore(storage).release("stock_APPEND");
-      }
-      assertEquals(fenced + 1, owned, "between the fence and the new owner nobody committed");
-      assertEquals(owned, w.table("stock").version(), "the old worker committed nothing after the hand-off");
-
-      WorkerResult resumed = CatalogOwnershipEndToEndTest.run(lake);
-      assertTrue(resumed.allDelivering(), resumed.states().toString());
+    void stopAndAssertNeverInBoth() throws InterruptedException {
       checking.set(false);
-      checker.join();
-
-      List<Map<String, Object>> rows = w.rows("stock");
-      TreeSet<Long> offsets = new TreeSet<>();
-      rows.forEach(r -> offsets.add(((Number) r.get("__offset")).longValue()));
-      assertEquals(110, rows.size(), "no event lost, none twice");
-      assertEquals(110, offsets.size());
+      thread.join();
       assertEquals(0, inBoth.get(), "the entry was in both catalogs at some of " + observations.get() + " observations");
       assertTrue(observations.get() > 10, "the checker observed throughout: " + observations.get());
-      assertNull(fake.table(BRONZE));
-      assertEquals(IcebergRestHandOffTest.deltaPaths(w.table("stock")), IcebergRestHandOffTest.icebergPaths(server));
-      assertEquals(entry, TableOwner.of(w.table("stock").properties()).orElseThrow().entry());
     }
   }
 
