@@ -126,7 +126,7 @@ public final class DeltaTable {
         snapshot = null;
         lastSeenVersion = Math.max(lastSeenVersion, result.getVersion());
         noteCommitFile(result.getVersion());
-        runHooks(result, false);
+        runHooks(result, false, current);
         return result.getVersion();
       } catch (MaxCommitRetryLimitReachedException e) {
         if (attempt >= MAX_REBASES) {
@@ -293,7 +293,7 @@ public final class DeltaTable {
         .withTablePropertiesAdded(Map.of(ENABLE_DELETION_VECTORS, "true"))
         .build(engine)
         .commit(engine, CloseableIterable.emptyIterable());
-    runHooks(result, false);
+    runHooks(result, false, current);
     log.info("Deletion vectors enabled on {} (version {}): its protocol is now reader 3 / writer 7", location, result.getVersion());
     snapshot = null;
   }
@@ -520,7 +520,7 @@ public final class DeltaTable {
         lastSeenVersion = Math.max(lastSeenVersion, result.getVersion());
         noteCommitFile(result.getVersion());
         lastCommitStats = pendingStats;
-        runHooks(result, attempt.widensSchema());
+        runHooks(result, attempt.widensSchema(), attempt.base());
         return result.getVersion();
       } catch (MaxCommitRetryLimitReachedException e) {
         // Another writer took the version, or the write failed (and may have landed): either
@@ -618,7 +618,14 @@ public final class DeltaTable {
     return adds;
   }
 
-  private void runHooks(TransactionCommitResult result, boolean widened) {
+  /**
+   * @param base the snapshot the commit was made on; what the hooks may do depends on whether it,
+   *     or the commit's result, has deletion vectors (the handle's own snapshot may already be
+   *     forgotten, as after a metadata commit)
+   */
+  private void runHooks(TransactionCommitResult result, boolean widened, Snapshot base) {
+    boolean deletionVectors = hasDeletionVectorFeature(base)
+        || result.getPostCommitSnapshot().map(DeltaTable::hasDeletionVectorFeature).orElse(false);
     for (PostCommitHook hook : result.getPostCommitHooks()) {
       if (widened && hook.getType() != PostCommitHook.PostCommitHookType.CHECKPOINT) {
         // Kernel computes a version checksum from the metadata it started with, which a
@@ -626,7 +633,7 @@ public final class DeltaTable {
         // a .crc, readers replay the log, which has the new metaData action.
         continue;
       }
-      runHook(engine, hook, location, snapshot != null && hasDeletionVectorFeature(snapshot));
+      runHook(engine, hook, location, deletionVectors);
     }
   }
 

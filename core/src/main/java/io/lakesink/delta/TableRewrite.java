@@ -75,6 +75,7 @@ public final class TableRewrite {
   private final List<Column> columns;
   private final List<TableFile> removed = new ArrayList<>();
   private final List<Row> added = new ArrayList<>();
+  private final List<String> pathsAdded = new ArrayList<>();
   private long bytesAdded;
   /** The data columns as stored in the files, read the same way from every file. */
   private StructType physicalRead;
@@ -198,6 +199,11 @@ public final class TableRewrite {
     return added.size();
   }
 
+  /** The paths of the files written so far. */
+  public List<String> pathsAdded() {
+    return List.copyOf(pathsAdded);
+  }
+
   public long bytesAdded() {
     return bytesAdded;
   }
@@ -213,6 +219,7 @@ public final class TableRewrite {
         AddFile add = AddFile.convertDataFileStatus(
             physical, root, status, partition, false, Map.of(), Optional.empty(), Optional.empty(), Optional.empty());
         added.add(SingleAction.createAddFileSingleAction(add.toRow()));
+        pathsAdded.add(status.getPath());
         bytesAdded += status.getSize();
       }
     } catch (IOException e) {

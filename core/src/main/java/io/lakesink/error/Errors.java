@@ -327,6 +327,17 @@ public final class Errors {
   }
 
   /**
+   * Optimizations of a table keep losing to commits of another writer (not this worker's
+   * delivery, which waits for them): the table's file count grows until they win.
+   */
+  public static String optimizeKeepsGivingUp(String table, int times, int files) {
+    return "Optimize of " + table + " gave up " + times + " times in a row: another writer (a second worker, delta-spark,"
+        + " a backfill) keeps changing the files it rewrites" + (files >= 0 ? ", and the table holds " + files + " files" : "")
+        + ". It is tried again with a smaller scope; if this stays, make sure one worker delivers to the table, or run"
+        + " 'lakesink maintain --table " + table + " --optimize' while the other writer is idle.";
+  }
+
+  /**
    * A merged row the MERGE → changelog migration cannot copy: the changelog already has the
    * column with a type that cannot hold the value. Never quotes the value.
    */
