@@ -94,11 +94,17 @@ public final class MaintenanceRunner {
    */
   public MaintenanceRunner(
       String name, DeltaTable table, List<String> keyColumns, boolean holdsDelivery, MaintenancePolicy policy, Clock clock) {
+    this(new TableMaintenance(name, table.another(), keyColumns, policy.settings(), clock, line -> log.info("{}", line)),
+        keyColumns, holdsDelivery, policy);
+  }
+
+  /** Runs {@code maintenance}, which works on its own handle of the table. */
+  MaintenanceRunner(TableMaintenance maintenance, List<String> keyColumns, boolean holdsDelivery, MaintenancePolicy policy) {
     this.settings = policy.settings();
     this.policy = policy;
     this.holds = holdsDelivery;
-    this.maintenance = new TableMaintenance(name, table.another(), keyColumns, settings, clock, line -> log.info("{}", line));
-    this.warnings = new KeyWarnings(name, keyColumns);
+    this.maintenance = maintenance;
+    this.warnings = new KeyWarnings(maintenance.table(), keyColumns);
     this.commitsSinceFileCheck = settings.fileCountCheckEveryCommits(); // look at the table on start
     this.optimizeAfter = settings.optimizeEveryCommits();
   }
