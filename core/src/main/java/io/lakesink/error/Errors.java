@@ -217,10 +217,20 @@ public final class Errors {
             + " the query or the files, or map them in the subscription's column mapping.");
   }
 
-  /** The reason may name a column and a type, never the value. */
-  public static ConfigurationException backfillRowRefused(String table, long row, String reason) {
+  /** A backfill row's place: "line 4 of /data/orders.csv", "row 3 of /data/part-0.parquet" (1-based). */
+  public static String backfillRowPlace(String source, boolean line, long number) {
+    return (line ? "line " : "row ") + number + " of " + source;
+  }
+
+  /**
+   * @param place from {@link #backfillRowPlace}
+   * @param reason may name a column and a type, never the value
+   */
+  public static ConfigurationException backfillRowRefused(String table, String place, String reason) {
+    // A reason that is a whole message of its own (the stream's refusal) ends with its full stop.
+    String why = reason.endsWith(".") ? reason.substring(0, reason.length() - 1) : reason;
     return new ConfigurationException(
-        "Row " + row + " of the backfill source cannot be written into table " + table + ": " + reason
+        "Cannot write " + place + " into table " + table + ": " + why
             + ". Fix the source or the query (or the subscription's column mapping), then run the backfill"
             + " again: it resumes after the last committed batch.");
   }
