@@ -28,6 +28,7 @@ final class JsonLinesSource implements BackfillSource {
   private final DebeziumJsonDecoder decoder = new DebeziumJsonDecoder();
   private int fileIndex = -1;
   private BufferedReader reader;
+  private String fileName;
   private long line;
 
   JsonLinesSource(List<Path> files) {
@@ -67,6 +68,7 @@ final class JsonLinesSource implements BackfillSource {
             break;
           }
           reader = Files.newBufferedReader(files.get(fileIndex), StandardCharsets.UTF_8);
+          fileName = files.get(fileIndex).toString();
           line = 0;
         }
         String text = reader.readLine();
@@ -81,7 +83,7 @@ final class JsonLinesSource implements BackfillSource {
         }
         ChangeEvent e = decode(text);
         if (e != null && !e.isDelete()) { // a topic dump's deletes hold a row that is gone
-          out.add(new SourceRow(e.schema(), e.values()));
+          out.add(new SourceRow(e.schema(), e.values(), new SourceRow.Origin(fileName, true, line)));
         }
       }
     } catch (IOException e) {
