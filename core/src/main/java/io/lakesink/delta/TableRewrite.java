@@ -274,34 +274,8 @@ public final class TableRewrite {
           ColumnarBatch b = result.getData();
           long first = position[0];
           position[0] += b.getSize();
-          return new FilteredColumnarBatch(b, deleted == null ? Optional.empty() : Optional.of(new Selection(deleted, first, b.getSize())));
+          return new FilteredColumnarBatch(b, deleted == null ? Optional.empty() : Optional.of(new PositionSelection(deleted, first, b.getSize())));
         });
-  }
-
-  /** Selects the rows of a batch starting at {@code first} in its file that {@code deleted} does not hold. */
-  private record Selection(RoaringBitmapArray deleted, long first, int size) implements ColumnVector {
-    @Override
-    public io.delta.kernel.types.DataType getDataType() {
-      return io.delta.kernel.types.BooleanType.BOOLEAN;
-    }
-
-    @Override
-    public int getSize() {
-      return size;
-    }
-
-    @Override
-    public void close() {}
-
-    @Override
-    public boolean isNullAt(int rowId) {
-      return false;
-    }
-
-    @Override
-    public boolean getBoolean(int rowId) {
-      return !deleted.contains(first + rowId);
-    }
   }
 
   /**

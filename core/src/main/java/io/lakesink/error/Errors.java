@@ -115,25 +115,6 @@ public final class Errors {
         null);
   }
 
-  public static TableFailureException mergeTooLarge(String table, long rows, long capacity, long limitMb, long bytesPerRowInMemory) {
-    return new TableFailureException(
-        "MERGE is supported on a table one merge reads whole, and "
-            + table
-            + " holds "
-            + rows
-            + " rows where one merge holds "
-            + capacity
-            + " ("
-            + limitMb
-            + " MiB at "
-            + bytesPerRowInMemory
-            + " B/row): deliver this subscription as a changelog (mode: changelog), which writes at"
-            + " any size. Raising DELTA_MERGE_SCAN_LIMIT_MB (delivery.merge_scan_limit_mb) widens the"
-            + " limit at the cost of the worker's memory.",
-        null,
-        null);
-  }
-
   public static TableFailureException keyColumnMissing(String table, String column, SourcePosition at) {
     return new TableFailureException(
         "The primary key of table "

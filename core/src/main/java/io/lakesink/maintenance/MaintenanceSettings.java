@@ -20,7 +20,10 @@ import java.time.Duration;
 public record MaintenanceSettings(
     long targetFileBytes, int optimizeEveryCommits, int optimizeAboveFiles, int vacuumEveryOptimizes,
     int fileCountCheckEveryCommits, long stepBytes, long clusterStepBytes) {
-  /** How many times larger a row is on the heap than in its Parquet file (see the merge size limit). */
+  /**
+   * How many times larger a row is on the heap than in its Parquet file: measured at 14-15 on
+   * the merge benchmark's table ({@code bench/run merge}, "memory factor"), 20 assumed.
+   */
   public static final int MEMORY_FACTOR = 20;
   public static final MaintenanceSettings DEFAULT =
       new MaintenanceSettings(128L << 20, 100, 1_000, 10, 10, 256L << 20, (512L << 20) / MEMORY_FACTOR);

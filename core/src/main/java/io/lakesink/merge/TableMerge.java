@@ -3,7 +3,6 @@ package io.lakesink.merge;
 import io.lakesink.changelog.ChangelogColumns;
 import io.lakesink.delivery.RowLayout;
 import io.lakesink.delta.DeltaTable.PendingWrite;
-import io.lakesink.delta.FileRowReader;
 import io.lakesink.delta.PositionedRowReader;
 import io.lakesink.delta.TableFile;
 import io.lakesink.event.ChangeEvent;
@@ -25,18 +24,17 @@ import java.util.Set;
  * What one batch does to the table: the files it rewrote (already written), the rows of keys the
  * table does not hold, plus the deletes to remember once committed.
  *
- * <p>A keyed batch is merged with deletion vectors when the table has them ({@link
- * #mergeWithDeletionVectors}: the replaced rows are deleted by position, the changed rows written
- * with the inserts), else copy-on-write, file by file: each file that may hold a batch key is
- * read, merged and, when a change applies to one of its rows, written again at once, sorted by
- * the key, before the next file is read; so a merge holds one file's rows per lane ({@link
- * ParallelFiles}), not the table's. A change applies when it ranks at or above the stored row
+ * <p>A keyed batch is merged file by file ({@link #merge}), on a few lanes ({@link
+ * ParallelFiles}): the key and ordering columns of each file that may hold a batch key are
+ * streamed, the rows a change replaces are found by position and deleted with a deletion vector
+ * when the table has them, else the file is copied without them (copy-on-write, streamed as
+ * well). A change applies when it ranks at or above the stored row
  * ({@link ChangeOrder}): a row written by a later change stays, whatever order the changes arrive
  * in. A change of a key the table does not hold is inserted, unless a later delete of that key
  * was applied before ({@link DeletedKeys}); the inserts go to a file of their own, sorted too.
  */
 final class TableMerge {
-  /** Files merged at once: this machine's cores, up to two (each lane holds one file's rows). */
+  /** Files merged at once: this machine's cores, up to two (each lane holds a Parquet batch of its file). */
   static final int LANES = Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors()));
 
   /** Rows to write besides the rewritten files: inserts (sorted by key), or an append-only batch. */
@@ -65,72 +63,62 @@ final class TableMerge {
   }
 
   /**
-   * @param files the table's files, already checked against the size limit
-   * @param reader reads a file into rows laid out as {@code layout}
-   * @param out where the rewritten files are written, as each is merged
-   */
-  static TableMerge merge(
-      FileRowReader reader, PendingWrite out, List<TableFile> files, RowLayout layout, MergeBatch batch, DeletedKeys deleted) {
-    TableMerge m = new TableMerge();
-    KeyOrder order = new KeyOrder(batch.keyColumns().get(0));
-    Ranks ranks = new Ranks(layout);
-    List<TableFile> candidates = FilePruning.candidates(files, keysByColumns(layout, batch));
-    List<FileMerge> merged = ParallelFiles.map(candidates, LANES, file -> {
-      FileMerge f = FileMerge.of(file, reader.read(file), batch, ranks);
-      if (f.touched) {
-        f.kept.sort(order); // usually nearly sorted already: the file was written sorted
-        out.write(f.kept);
-      }
-      f.kept = null; // written: only the rows of the files being merged stay reachable
-      return f;
-    });
-    Set<RowKey> found = new HashSet<>();
-    for (FileMerge f : merged) {
-      m.filesRead++;
-      found.addAll(f.found);
-      if (f.touched) {
-        m.rewritten.add(f.file);
-        m.rowsRewritten += Math.max(0, f.file.rows());
-        m.bytesRewritten += f.file.size();
-        m.deletes.putAll(f.deletes);
-        m.written.addAll(f.written);
-      }
-    }
-    m.insertMissing(batch, found, deleted, order);
-    return m;
-  }
-
-  /**
-   * Merges the batch with deletion vectors: of each file that may hold a batch key only the key
-   * and ordering columns are read, the rows a change replaces or deletes are deleted by position
-   * ({@link PendingWrite#deleteRows}, on top of the file's current vector), and the changed rows
-   * go to the new file with the inserts. No file is rewritten.
+   * Merges the batch into the table's files: of each file that may hold a batch key only the key
+   * and ordering columns are read, streamed, and the rows a change replaces or deletes are found
+   * by position. With deletion vectors ({@code vectors}) those positions are deleted by the
+   * file's new vector ({@link PendingWrite#deleteRows}, on top of its current one), and the
+   * changed rows go to the new file with the inserts; without, the file is copied without them,
+   * streamed too, with the changed rows of its keys at its end ({@link PendingWrite#rewrite}),
+   * and the commit removes it. So a merge holds one Parquet batch per lane of the files it reads,
+   * the batch, and what the batch's keys found, whatever the size of the table or of its files.
    *
    * @param reader reads the key and ordering columns ({@link #columnsRead}) with row positions
    */
-  static TableMerge mergeWithDeletionVectors(
+  static TableMerge merge(
       PositionedRowReader reader, PendingWrite out, List<TableFile> files, RowLayout layout, MergeBatch batch,
-      DeletedKeys deleted) {
+      DeletedKeys deleted, boolean vectors) {
     TableMerge m = new TableMerge();
     KeyOrder order = new KeyOrder(batch.keyColumns().get(0));
     Ranks ranks = new Ranks(layout);
     List<TableFile> candidates = FilePruning.candidates(files, keysByColumns(layout, batch));
-    List<FileDeletes> merged = ParallelFiles.map(candidates, LANES, file -> FileDeletes.of(file, reader.read(file), batch, ranks));
+    // Each change is written once, however many stored rows it replaced (a key held twice, or
+    // key columns that changed): copy-on-write, into the rewrite of the first file that claims it.
+    Set<MergeBatch.Change> claimed = Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
+    List<FileDeletes> merged = ParallelFiles.map(candidates, LANES, file -> {
+      FileDeletes f = FileDeletes.of(file, reader, batch, ranks);
+      if (f.positions.length > 0 && !vectors) {
+        // On this lane: streamed as the read was. The changed rows have the keys of rows the file
+        // held, so the file keeps its key range and later merges still skip it.
+        List<Object[]> changedHere = new ArrayList<>();
+        f.upserts.stream().filter(claimed::add).forEach(c -> changedHere.add(c.row()));
+        changedHere.sort(order);
+        out.rewrite(file, f.positions, changedHere);
+      }
+      return f;
+    });
     Set<RowKey> found = new HashSet<>();
     Set<MergeBatch.Change> changed = Collections.newSetFromMap(new IdentityHashMap<>());
     for (FileDeletes f : merged) {
       m.filesRead++;
       found.addAll(f.found);
       if (f.positions.length > 0) {
-        out.deleteRows(f.file, f.positions);
-        m.filesWithDeletes++;
-        m.rowsDeleted += f.positions.length;
+        if (vectors) {
+          out.deleteRows(f.file, f.positions);
+          m.filesWithDeletes++;
+          m.rowsDeleted += f.positions.length;
+        } else {
+          m.rewritten.add(f.file);
+          m.rowsRewritten += Math.max(0, f.file.rows());
+          m.bytesRewritten += f.file.size();
+        }
         m.deletes.putAll(f.deletes);
         m.written.addAll(f.written);
         changed.addAll(f.upserts);
       }
     }
-    // Each change once, however many stored rows it replaced (a key held twice, or key columns that changed).
+    // With deletion vectors the changed rows go to the new file, each once; copy-on-write wrote
+    // them into the rewrites already.
+    changed.removeAll(claimed);
     changed.forEach(c -> m.rows.add(c.row()));
     m.insertMissing(batch, found, deleted, order);
     return m;
@@ -168,68 +156,32 @@ final class TableMerge {
       this.file = file;
     }
 
-    static FileDeletes of(TableFile file, PositionedRowReader.Rows stored, MergeBatch batch, Ranks ranks) {
+    static FileDeletes of(TableFile file, PositionedRowReader reader, MergeBatch batch, Ranks ranks) {
       FileDeletes f = new FileDeletes(file);
-      long[] positions = new long[16];
-      int n = 0;
-      for (int i = 0; i < stored.rows().size(); i++) {
-        Object[] row = stored.rows().get(i);
+      long[][] positions = {new long[16]};
+      int[] n = {0};
+      reader.forEach(file, (row, position) -> {
         List<RowKey> keys = batch.keysOf(row);
         if (keys.isEmpty()) {
-          continue;
+          return;
         }
         f.found.addAll(keys);
         MergeBatch.Change change = batch.latestOf(keys);
         if (ranks.of(row).isAfter(change.order())) {
-          continue; // written by a later change than the batch's
+          return; // written by a later change than the batch's
         }
-        if (n == positions.length) {
-          positions = Arrays.copyOf(positions, n * 2);
+        if (n[0] == positions[0].length) {
+          positions[0] = Arrays.copyOf(positions[0], n[0] * 2);
         }
-        positions[n++] = stored.positions()[i];
+        positions[0][n[0]++] = position;
         if (change.deletes()) {
           keys.forEach(k -> f.deletes.put(k, change.order()));
         } else {
           f.upserts.add(change);
           f.written.addAll(keys);
         }
-      }
-      f.positions = Arrays.copyOf(positions, n);
-      return f;
-    }
-  }
-
-  /** One file merged with the batch: the rows to write back if a change applied to one. */
-  private static final class FileMerge {
-    final TableFile file;
-    List<Object[]> kept;
-    final Set<RowKey> found = new HashSet<>();
-    final Map<RowKey, ChangeOrder> deletes = new LinkedHashMap<>();
-    final Set<RowKey> written = new HashSet<>();
-    boolean touched;
-
-    private FileMerge(TableFile file, List<Object[]> kept) {
-      this.file = file;
-      this.kept = kept;
-    }
-
-    static FileMerge of(TableFile file, List<Object[]> stored, MergeBatch batch, Ranks ranks) {
-      FileMerge f = new FileMerge(file, new ArrayList<>(stored.size() + 16));
-      for (Object[] row : stored) {
-        List<RowKey> keys = batch.keysOf(row);
-        if (keys.isEmpty()) {
-          f.kept.add(row); // not in the batch
-          continue;
-        }
-        f.found.addAll(keys);
-        MergeBatch.Change change = batch.latestOf(keys);
-        if (ranks.of(row).isAfter(change.order())) {
-          f.kept.add(row); // written by a later change than the batch's
-          continue;
-        }
-        f.touched = true;
-        applied(keys, change, f.kept, f.deletes, f.written);
-      }
+      });
+      f.positions = Arrays.copyOf(positions[0], n[0]);
       return f;
     }
   }
