@@ -56,6 +56,9 @@ public final class MergeDelivery extends BufferedDelivery {
   private final boolean keepsOperation;
   private final RecordKeys keys;
   private final DeletedKeys deletedKeys = new DeletedKeys();
+  private KeyFilters filters;
+  /** Files merges did not read since the start because their key filter ruled them out. */
+  private long skippedByKeyFilters;
   private boolean warnedNoKey;
   private boolean snapshotEndSeen;
   private int nonSnapshotEvents;
@@ -163,14 +166,32 @@ public final class MergeDelivery extends BufferedDelivery {
   private TableMerge mergeInto(RowLayout layout, MergeBatch batch, DeltaTable.PendingWrite pending) {
     List<TableFile> files = table.files();
     if (files.isEmpty()) {
-      return TableMerge.merge(null, pending, files, layout, batch, deletedKeys, false);
+      return TableMerge.merge(null, pending, files, layout, batch, deletedKeys, false, null);
     }
     TableMerge merge = TableMerge.merge(table.positionedReader(layout.columns(), TableMerge.columnsRead(batch)), pending,
-        files, layout, batch, deletedKeys, table.deletionVectorsEnabled());
-    log.debug("Merge into {}: {} files, {} read, {} rewritten ({} rows, {} bytes), {} with rows deleted by deletion vectors"
-            + " ({} rows), {} rows written", tableName(), files.size(), merge.filesRead, merge.rewritten.size(),
+        files, layout, batch, deletedKeys, table.deletionVectorsEnabled(), keyFilters());
+    skippedByKeyFilters += merge.filesSkippedByFilter;
+    log.debug("Merge into {}: {} files, {} read ({} more ruled out by their key filter), {} rewritten ({} rows, {} bytes),"
+            + " {} with rows deleted by deletion vectors ({} rows), {} rows written", tableName(), files.size(), merge.filesRead,
+        merge.filesSkippedByFilter, merge.rewritten.size(),
         merge.rowsRewritten, merge.bytesRewritten, merge.filesWithDeletes, merge.rowsDeleted, merge.rows.size());
     return merge;
+  }
+
+  long skippedByKeyFilters() {
+    return skippedByKeyFilters;
+  }
+
+  /** The table's key filters, made once; null when they are off or its storage hands out no file access. */
+  private KeyFilters keyFilters() {
+    if (filters == null && settings.keyFilters()) {
+      try {
+        filters = new KeyFilters(table.fileIO(), table.location());
+      } catch (IllegalStateException noFileAccess) {
+        log.debug("No key filters for {}: {}", tableName(), noFileAccess.getMessage());
+      }
+    }
+    return filters;
   }
 
   /** The change's metadata columns: {@code __op} (without a mapping), and what orders it. */

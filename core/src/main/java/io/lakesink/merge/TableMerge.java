@@ -18,7 +18,9 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * What one batch does to the table: the files it rewrote (already written), the rows of keys the
@@ -43,6 +45,8 @@ final class TableMerge {
   private final Map<RowKey, ChangeOrder> deletes = new LinkedHashMap<>();
   private final Set<RowKey> written = new HashSet<>();
   int filesRead;
+  /** Candidate files by key range that their key filter ruled out: not read. */
+  int filesSkippedByFilter;
   long rowsRewritten;
   long bytesRewritten;
   /** Files whose replaced rows a deletion vector deletes (kept, not rewritten), and those rows. */
@@ -76,16 +80,37 @@ final class TableMerge {
    */
   static TableMerge merge(
       PositionedRowReader reader, PendingWrite out, List<TableFile> files, RowLayout layout, MergeBatch batch,
-      DeletedKeys deleted, boolean vectors) {
+      DeletedKeys deleted, boolean vectors, KeyFilters filters) {
     TableMerge m = new TableMerge();
     KeyOrder order = new KeyOrder(batch.keyColumns().get(0));
     Ranks ranks = new Ranks(layout);
     List<TableFile> candidates = FilePruning.candidates(files, keysByColumns(layout, batch));
+    // Key filters answer for one set of key columns: not while the record key's fields change.
+    KeyColumns filtered = filters != null && batch.keyColumns().size() == 1 ? batch.keyColumns().get(0) : null;
+    List<List<Object>> batchKeys = filtered == null ? List.of() : batch.keys(filtered);
     // Each change is written once, however many stored rows it replaced (a key held twice, or
     // key columns that changed): copy-on-write, into the rewrite of the first file that claims it.
     Set<MergeBatch.Change> claimed = Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
-    List<FileDeletes> merged = ParallelFiles.map(candidates, LANES, file -> {
-      FileDeletes f = FileDeletes.of(file, reader, batch, ranks);
+    List<FileDeletes> scanned = ParallelFiles.map(candidates, LANES, file -> {
+      KeyFilter building = null;
+      if (filtered != null) {
+        Optional<KeyFilter> filter = filters.find(file, filtered.names());
+        if (filter.isPresent() && batchKeys.stream().noneMatch(filter.get()::mayContain)) {
+          return null; // none of the batch's keys can be in the file: not read
+        }
+        long physicalRows = file.rows() + file.deletedRows();
+        building = filter.isEmpty() && file.rows() >= 0 ? KeyFilter.forKeys(physicalRows) : null;
+      }
+      KeyFilter built = building;
+      FileDeletes f = FileDeletes.of(file, reader, batch, ranks, built == null ? null : row -> {
+        RowKey key = filtered.keyOf(row);
+        if (key != null) {
+          built.add(key.values());
+        }
+      });
+      if (built != null) {
+        filters.save(file, filtered.names(), built);
+      }
       if (f.positions.length > 0 && !vectors) {
         // On this lane: streamed as the read was. The changed rows have the keys of rows the file
         // held, so the file keeps its key range and later merges still skip it.
@@ -96,6 +121,8 @@ final class TableMerge {
       }
       return f;
     });
+    List<FileDeletes> merged = scanned.stream().filter(java.util.Objects::nonNull).toList();
+    m.filesSkippedByFilter = candidates.size() - merged.size();
     Set<RowKey> found = new HashSet<>();
     Set<MergeBatch.Change> changed = Collections.newSetFromMap(new IdentityHashMap<>());
     for (FileDeletes f : merged) {
@@ -156,11 +183,15 @@ final class TableMerge {
       this.file = file;
     }
 
-    static FileDeletes of(TableFile file, PositionedRowReader reader, MergeBatch batch, Ranks ranks) {
+    /** @param seen sees every live row of the file (its key and ordering columns), or null */
+    static FileDeletes of(TableFile file, PositionedRowReader reader, MergeBatch batch, Ranks ranks, Consumer<Object[]> seen) {
       FileDeletes f = new FileDeletes(file);
       long[][] positions = {new long[16]};
       int[] n = {0};
       reader.forEach(file, (row, position) -> {
+        if (seen != null) {
+          seen.accept(row);
+        }
         List<RowKey> keys = batch.keysOf(row);
         if (keys.isEmpty()) {
           return;
