@@ -226,7 +226,7 @@ class AvroDebeziumDecoderTest {
     assertEquals(Instant.parse("1970-01-01T00:00:01Z"), e.value("local_ts"));
     assertEquals("01:02:03.004", e.value("t_millis"));
     assertEquals("01:02:03.000005", e.value("t_micros"));
-    assertEquals("12:34:56.789", e.value("micro_time"));
+    assertEquals("12:34:56.789000", e.value("micro_time"));
     assertEquals("-0.005", e.value("vsd"));
     assertEquals("héllo \"quoted\"", e.value("s"));
     assertEquals("GREEN", e.value("color"));
@@ -279,6 +279,9 @@ class AvroDebeziumDecoderTest {
         .set("tags", List.of())
         .set("attrs", Map.of())
         .set("s", "")
+        .set("t_millis", 0)
+        .set("t_micros", -1_000_000L)
+        .set("micro_time", 3_020_399_000_000L)
         .build();
     ChangeEvent e = decode(null, value(ALL_TYPES_ENVELOPE, "u", null, row, 1L, 2L));
     assertEquals(LocalDate.of(1, 1, 1), e.value("day"));
@@ -294,6 +297,9 @@ class AvroDebeziumDecoderTest {
     assertEquals("[]", e.value("tags"));
     assertEquals("{}", e.value("attrs"));
     assertEquals("", e.value("s"));
+    assertEquals("00:00:00.000", e.value("t_millis"), "midnight, at the unit's width");
+    assertEquals("-00:00:01.000000", e.value("t_micros"), "MySQL's negative TIME");
+    assertEquals("838:59:59.000000", e.value("micro_time"), "MySQL's largest TIME, beyond one day");
   }
 
   @Test
