@@ -13,6 +13,7 @@ import io.lakesink.event.ChangeEvent;
 import io.lakesink.event.Column;
 import io.lakesink.event.ColumnType;
 import io.lakesink.event.Operation;
+import io.lakesink.view.ChangeOrder;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -31,7 +32,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Per batch: the latest change of each key wins ({@link MergeBatch}), and it applies only if it
  * ranks at or above the stored row ({@link TableMerge}), as the current-state view ranks changes;
- * {@code c}/{@code u}/{@code r} (or no operation) update or insert the row, {@code d} removes it.
+ * {@code c}/{@code u}/{@code r} (or no operation) update or insert the row, {@code d} removes it,
+ * {@code t} removes every row ranked below it ({@link Truncations}).
  * Each record is keyed on the primary key, else on its own record key ({@link RecordKeys}). A
  * table past what
  * one merge can hold is refused before anything is read ({@link MergeSizeLimit}). The rows of an
@@ -57,6 +59,7 @@ public final class MergeDelivery extends BufferedDelivery {
   private final boolean keepsOperation;
   private final RecordKeys keys;
   private final DeletedKeys deletedKeys = new DeletedKeys();
+  private final Truncations truncations = new Truncations();
   private boolean warnedNoKey;
   private boolean snapshotEndSeen;
   private int nonSnapshotEvents;
@@ -106,6 +109,8 @@ public final class MergeDelivery extends BufferedDelivery {
     if (settings.deletionVectors() == MergeSettings.DeletionVectors.ALL && table.exists() && !table.deletionVectorsEnabled()) {
       table.enableDeletionVectors(); // the operator opted in (docs/merge.md): one commit of its own
     }
+    Truncations.Cut cut = truncations.cut(events);
+    events = cut.changes(); // a truncate carries no row; a change ranked below one is gone with it
     List<Column> existing = table.columns().orElse(List.of());
     RowLayout layout = new RowLayout(tableName(), existing, events, metadata);
     List<Object[]> rows = new ArrayList<>(events.size());
@@ -117,7 +122,13 @@ public final class MergeDelivery extends BufferedDelivery {
     DeltaTable.PendingWrite pending;
     TableMerge merge;
     boolean keyed = !keys.appendOnly(events);
-    if (!keyed) {
+    if (!keyed && cut.truncates()) {
+      // Nothing to match on, but the truncate still removes what ranks below it: a merge of no
+      // key, then the batch appended.
+      pending = table.begin(request);
+      merge = mergeInto(layout, new MergeBatch(List.of(), List.of(), List.of()), pending, cut.at());
+      merge.rows.addAll(TableMerge.append(events, rows).rows);
+    } else if (!keyed) {
       // Without a key there is nothing to match on: updates accumulate, deletes are not applied.
       if (!warnedNoKey) {
         log.warn("Table {} has no primary key (none configured, none in the record key): rows are appended,"
@@ -129,19 +140,21 @@ public final class MergeDelivery extends BufferedDelivery {
     } else {
       MergeBatch batch = batch(layout, events, rows);
       pending = table.begin(request);
-      merge = mergeInto(layout, batch, pending);
+      merge = mergeInto(layout, batch, pending, cut.at());
     }
     pending.write(merge.rows);
     resetStaging();
     DeltaTable.PreparedAppend prepared = pending.prepare(merge.rewritten);
-    if (keyed) {
+    if (keyed || cut.truncates()) {
       // Inserts too were planned from the keys the log showed: another writer of the table (a
       // backfill, docs/backfill.md) may have added one since, so a lost race plans them again.
+      // A truncate removes the files the log showed: one added since must be read too.
       prepared = prepared.withoutRebase();
     }
     beforeCommit();
     long version = table.commit(prepared);
     merge.remember(deletedKeys);
+    truncations.applied(cut);
     return version;
   }
 
@@ -160,17 +173,21 @@ public final class MergeDelivery extends BufferedDelivery {
     return batch;
   }
 
-  /** Merges the batch into the files of the snapshot {@code pending} commits on. */
-  private TableMerge mergeInto(RowLayout layout, MergeBatch batch, DeltaTable.PendingWrite pending) {
+  /**
+   * Merges the batch into the files of the snapshot {@code pending} commits on.
+   *
+   * @param cut the batch's truncate: the stored rows ranked below it go; null without one
+   */
+  private TableMerge mergeInto(RowLayout layout, MergeBatch batch, DeltaTable.PendingWrite pending, ChangeOrder cut) {
     List<TableFile> files = table.files();
     MergeSizeLimit.check(tableName(), files, settings.scanLimitBytes());
     if (files.isEmpty()) {
-      return TableMerge.merge(null, pending, files, layout, batch, deletedKeys);
+      return TableMerge.merge(null, pending, files, layout, batch, deletedKeys, cut);
     }
     TableMerge merge = table.deletionVectorsEnabled()
-        ? TableMerge.mergeWithDeletionVectors(
-            table.positionedReader(layout.columns(), TableMerge.columnsRead(batch)), pending, files, layout, batch, deletedKeys)
-        : TableMerge.merge(table.rowReader(layout.columns()), pending, files, layout, batch, deletedKeys);
+        ? TableMerge.mergeWithDeletionVectors(table.positionedReader(layout.columns(), TableMerge.columnsRead(batch)),
+            pending, files, layout, batch, deletedKeys, cut)
+        : TableMerge.merge(table.rowReader(layout.columns()), pending, files, layout, batch, deletedKeys, cut);
     log.debug("Merge into {}: {} files, {} read, {} rewritten ({} rows, {} bytes), {} with rows deleted by deletion vectors"
             + " ({} rows), {} rows written", tableName(), files.size(), merge.filesRead, merge.rewritten.size(),
         merge.rowsRewritten, merge.bytesRewritten, merge.filesWithDeletes, merge.rowsDeleted, merge.rows.size());

@@ -13,6 +13,7 @@ import io.lakesink.view.ChangeOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -34,6 +35,10 @@ import java.util.Set;
  * ({@link ChangeOrder}): a row written by a later change stays, whatever order the changes arrive
  * in. A change of a key the table does not hold is inserted, unless a later delete of that key
  * was applied before ({@link DeletedKeys}); the inserts go to a file of their own, sorted too.
+ *
+ * <p>A batch with a truncate ({@code cut}) reads every file: each stored row ranked below the
+ * truncate goes, with the file when none of its rows stays; the batch (only its changes ranked
+ * above the truncate, {@link Truncations}) is merged into what is left, in the same commit.
  */
 final class TableMerge {
   /** Files merged at once: this machine's cores, up to two (each lane holds one file's rows). */
@@ -70,11 +75,12 @@ final class TableMerge {
    * @param out where the rewritten files are written, as each is merged
    */
   static TableMerge merge(
-      FileRowReader reader, PendingWrite out, List<TableFile> files, RowLayout layout, MergeBatch batch, DeletedKeys deleted) {
+      FileRowReader reader, PendingWrite out, List<TableFile> files, RowLayout layout, MergeBatch batch, DeletedKeys deleted,
+      ChangeOrder cut) {
     TableMerge m = new TableMerge();
-    KeyOrder order = new KeyOrder(batch.keyColumns().get(0));
-    Ranks ranks = new Ranks(layout);
-    List<TableFile> candidates = FilePruning.candidates(files, keysByColumns(layout, batch));
+    Comparator<Object[]> order = order(batch);
+    Ranks ranks = new Ranks(layout, cut);
+    List<TableFile> candidates = candidates(files, layout, batch, cut);
     List<FileMerge> merged = ParallelFiles.map(candidates, LANES, file -> {
       FileMerge f = FileMerge.of(file, reader.read(file), batch, ranks);
       if (f.touched) {
@@ -110,18 +116,23 @@ final class TableMerge {
    */
   static TableMerge mergeWithDeletionVectors(
       PositionedRowReader reader, PendingWrite out, List<TableFile> files, RowLayout layout, MergeBatch batch,
-      DeletedKeys deleted) {
+      DeletedKeys deleted, ChangeOrder cut) {
     TableMerge m = new TableMerge();
-    KeyOrder order = new KeyOrder(batch.keyColumns().get(0));
-    Ranks ranks = new Ranks(layout);
-    List<TableFile> candidates = FilePruning.candidates(files, keysByColumns(layout, batch));
+    Comparator<Object[]> order = order(batch);
+    Ranks ranks = new Ranks(layout, cut);
+    List<TableFile> candidates = candidates(files, layout, batch, cut);
     List<FileDeletes> merged = ParallelFiles.map(candidates, LANES, file -> FileDeletes.of(file, reader.read(file), batch, ranks));
     Set<RowKey> found = new HashSet<>();
     Set<MergeBatch.Change> changed = Collections.newSetFromMap(new IdentityHashMap<>());
     for (FileDeletes f : merged) {
       m.filesRead++;
       found.addAll(f.found);
-      if (f.positions.length > 0) {
+      if (cut != null && f.positions.length > 0 && f.positions.length == f.liveRows) {
+        m.rewritten.add(f.file); // a truncate left none of its rows: the file goes, no vector needed
+        m.deletes.putAll(f.deletes);
+        m.written.addAll(f.written);
+        changed.addAll(f.upserts);
+      } else if (f.positions.length > 0) {
         out.deleteRows(f.file, f.positions);
         m.filesWithDeletes++;
         m.rowsDeleted += f.positions.length;
@@ -144,8 +155,18 @@ final class TableMerge {
     return List.copyOf(names);
   }
 
+  /** Every file, when a truncate may remove rows of any; else those that may hold a batch key. */
+  private static List<TableFile> candidates(List<TableFile> files, RowLayout layout, MergeBatch batch, ChangeOrder cut) {
+    return cut != null ? files : FilePruning.candidates(files, keysByColumns(layout, batch));
+  }
+
+  /** Rows sorted by the batch's first key; a batch without one (a truncate alone) has nothing to sort. */
+  private static Comparator<Object[]> order(MergeBatch batch) {
+    return batch.keyColumns().isEmpty() ? (a, b) -> 0 : new KeyOrder(batch.keyColumns().get(0));
+  }
+
   /** Adds the changes of keys the table does not hold (any more), then sorts the rows to write by key. */
-  private void insertMissing(MergeBatch batch, Set<RowKey> found, DeletedKeys deleted, KeyOrder order) {
+  private void insertMissing(MergeBatch batch, Set<RowKey> found, DeletedKeys deleted, Comparator<Object[]> order) {
     batch.latest.forEach((key, change) -> {
       ChangeOrder deletedAt = deleted.deletedAt(key);
       if (!found.contains(key) && (deletedAt == null || !deletedAt.isAfter(change.order()))) {
@@ -163,6 +184,7 @@ final class TableMerge {
     final Set<RowKey> written = new HashSet<>();
     final List<MergeBatch.Change> upserts = new ArrayList<>();
     long[] positions;
+    int liveRows;
 
     private FileDeletes(TableFile file) {
       this.file = file;
@@ -170,10 +192,18 @@ final class TableMerge {
 
     static FileDeletes of(TableFile file, PositionedRowReader.Rows stored, MergeBatch batch, Ranks ranks) {
       FileDeletes f = new FileDeletes(file);
+      f.liveRows = stored.rows().size();
       long[] positions = new long[16];
       int n = 0;
       for (int i = 0; i < stored.rows().size(); i++) {
         Object[] row = stored.rows().get(i);
+        if (ranks.truncated(row)) {
+          if (n == positions.length) {
+            positions = Arrays.copyOf(positions, n * 2);
+          }
+          positions[n++] = stored.positions()[i]; // its key is not found: a batch change inserts it
+          continue;
+        }
         List<RowKey> keys = batch.keysOf(row);
         if (keys.isEmpty()) {
           continue;
@@ -216,6 +246,10 @@ final class TableMerge {
     static FileMerge of(TableFile file, List<Object[]> stored, MergeBatch batch, Ranks ranks) {
       FileMerge f = new FileMerge(file, new ArrayList<>(stored.size() + 16));
       for (Object[] row : stored) {
+        if (ranks.truncated(row)) {
+          f.touched = true; // written back without it; its key is not found: a batch change inserts it
+          continue;
+        }
         List<RowKey> keys = batch.keysOf(row);
         if (keys.isEmpty()) {
           f.kept.add(row); // not in the batch
@@ -255,11 +289,18 @@ final class TableMerge {
     private final int ts;
     private final int partition;
     private final int offset;
+    private final ChangeOrder cut;
 
-    Ranks(RowLayout layout) {
+    Ranks(RowLayout layout, ChangeOrder cut) {
       ts = layout.slot(ChangelogColumns.TS_MS);
       partition = layout.slot(ChangelogColumns.PARTITION);
       offset = layout.slot(ChangelogColumns.OFFSET);
+      this.cut = cut;
+    }
+
+    /** Whether the batch's truncate removes the row: it ranks below the truncate. */
+    boolean truncated(Object[] row) {
+      return cut != null && cut.isAfter(of(row));
     }
 
     ChangeOrder of(Object[] row) {

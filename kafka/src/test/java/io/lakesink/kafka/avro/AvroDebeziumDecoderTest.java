@@ -333,12 +333,18 @@ class AvroDebeziumDecoderTest {
   }
 
   @Test
-  void tombstonesTruncatesAndMessagesCarryNoChange() throws Exception {
+  void tombstonesAndMessagesCarryNoChangeATruncateCarriesNoRow() throws Exception {
     assertNull(decode(key(7), null));
-    assertNull(decode(null, value(V1_ENVELOPE, "t", null, null, 5L, 6L)));
     assertNull(decode(null, value(V1_ENVELOPE, "m", null, null, 5L, 6L)));
+    ChangeEvent truncate = decode(null, value(V1_ENVELOPE, "t", null, null, 5L, 6L));
+    assertEquals(Operation.TRUNCATE, truncate.op());
+    assertEquals(5L, truncate.tsMs(), "ranked by source.ts_ms like any change");
+    assertEquals(0, truncate.schema().size());
+    assertEquals(at, truncate.position());
     DecodeException badOp = assertThrows(DecodeException.class, () -> decode(null, value(V1_ENVELOPE, "x", null, customer(V1, 1, "a"), 5L, 6L)));
-    assertTrue(badOp.getMessage().contains("unknown operation") && !badOp.getMessage().contains("'x'"), badOp.getMessage());
+    assertTrue(badOp.getMessage().contains("the unknown operation 'x'"), badOp.getMessage());
+    DecodeException longOp = assertThrows(DecodeException.class, () -> decode(null, value(V1_ENVELOPE, "not an op", null, customer(V1, 1, "a"), 5L, 6L)));
+    assertTrue(longOp.getMessage().contains("of 9 characters") && !longOp.getMessage().contains("not an op"), longOp.getMessage());
   }
 
   @Test

@@ -65,9 +65,8 @@ class DebeziumJsonDecoderTest {
   }
 
   @Test
-  void tombstonesTruncatesAndNullPayloadsCarryNoChange() throws Exception {
+  void tombstonesAndNullPayloadsCarryNoChange() throws Exception {
     assertNull(decode("{\"id\":7}", null));
-    assertNull(decode(null, "{\"before\":null,\"after\":null,\"op\":\"t\",\"source\":{\"ts_ms\":5}}"));
     assertNull(decode(null, "{\"schema\":{\"type\":\"struct\"},\"payload\":null}"));
   }
 
@@ -135,7 +134,10 @@ class DebeziumJsonDecoderTest {
     DecodeException notJson = assertThrows(DecodeException.class, () -> decode(null, "{nope"));
     assertTrue(notJson.getMessage().contains("not valid JSON"), notJson.getMessage());
     DecodeException badOp = assertThrows(DecodeException.class, () -> decode(null, "{\"after\":{\"id\":1},\"op\":\"x\"}"));
-    assertTrue(badOp.getMessage().contains("unknown operation") && !badOp.getMessage().contains("'x'"), badOp.getMessage());
+    assertTrue(badOp.getMessage().contains("the unknown operation 'x' (expected c, u, d, r or t)"), badOp.getMessage());
+    DecodeException longOp = assertThrows(DecodeException.class, () -> decode(null, "{\"after\":{\"id\":1},\"op\":\"secret value\"}"));
+    assertTrue(longOp.getMessage().contains("an unknown operation of 12 characters") && !longOp.getMessage().contains("secret"),
+        longOp.getMessage());
     DecodeException wrongType = assertThrows(DecodeException.class, () -> decode(null,
         "{\"schema\":{\"type\":\"struct\",\"fields\":[{\"type\":\"int64\",\"field\":\"id\"}]},\"payload\":{\"id\":\"abc\"}}"));
     assertTrue(wrongType.getMessage().contains("column id"), wrongType.getMessage());
@@ -143,6 +145,34 @@ class DebeziumJsonDecoderTest {
   }
 
   /** A record with a Connect schema: one optional field, its value as given. */
+  /** Debezium's truncate (skipped.operations=none): no row, ranked by source.ts_ms and its position. */
+  @Test
+  void truncatesAreEventsWithoutARow() throws Exception {
+    List<String> truncates = List.of(
+        // As Debezium documents it: source, op and ts_ms only.
+        "{\"source\":{\"ts_ms\":1000,\"table\":\"t\"},\"op\":\"t\",\"ts_ms\":1005}",
+        // As the JSON converter writes it with the envelope's schema fields: null images.
+        "{\"before\":null,\"after\":null,\"source\":{\"ts_ms\":1000},\"op\":\"t\",\"ts_ms\":1005,\"transaction\":null}",
+        "{\"schema\":{\"type\":\"struct\",\"fields\":[{\"type\":\"struct\",\"optional\":true,\"field\":\"after\",\"fields\":"
+            + "[{\"type\":\"int64\",\"field\":\"id\"}]},{\"type\":\"string\",\"field\":\"op\"},{\"type\":\"struct\",\"field\":\"source\","
+            + "\"fields\":[{\"type\":\"int64\",\"field\":\"ts_ms\"}]}]},"
+            + "\"payload\":{\"after\":null,\"op\":\"t\",\"source\":{\"ts_ms\":1000}}}",
+        // A flattened record whose __op says truncate: its other fields are no row.
+        "{\"id\":null,\"__op\":\"t\",\"__source_ts_ms\":1000,\"__ts_ms\":1005}");
+    for (String value : truncates) {
+      ChangeEvent e = decode(null, value);
+      assertEquals(Operation.TRUNCATE, e.op(), value);
+      assertTrue(e.isTruncate(), value);
+      assertEquals(1000L, e.tsMs(), value);
+      assertEquals(0, e.schema().size(), value);
+      assertEquals(List.of(), e.recordKeyFields(), value);
+      assertEquals(at, e.position());
+    }
+    assertNull(decode(null, "{\"source\":{\"ts_ms\":1},\"op\":\"m\",\"message\":{\"prefix\":\"p\"}}"), "a logical decoding message");
+    ChangeEvent row = decode(null, "{\"op\":\"t\",\"name\":\"x\"}");
+    assertEquals(null, row.op(), "no 'source' block: a flattened row with a column named op, not a truncate");
+  }
+
   /** MySQL's TIME beyond one day and negative, as the MySQL connector sends it; was a quarantine. */
   @Test
   void mysqlTimesBeyondOneDayAndNegativeOnesBecomeText() throws Exception {
