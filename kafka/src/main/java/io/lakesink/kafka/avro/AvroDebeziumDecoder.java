@@ -2,6 +2,7 @@ package io.lakesink.kafka.avro;
 
 import io.lakesink.error.SourcePosition;
 import io.lakesink.event.ChangeEvent;
+import io.lakesink.event.NonTableTopic;
 import io.lakesink.event.Operation;
 import io.lakesink.event.RowSchema;
 import io.lakesink.kafka.decode.DecodeException;
@@ -12,6 +13,7 @@ import io.lakesink.kafka.decode.OpCodes;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
@@ -164,6 +166,16 @@ public final class AvroDebeziumDecoder implements RecordDecoder {
     }
     if (op == Operation.TRUNCATE) {
       return ChangeEvent.truncate(position, ts, size); // whatever columns it carries are not a row
+    }
+    if (op == null) {
+      // Without __op it is a flattened row, unless it is a record of a topic with no table changes.
+      Schema schema = record.getSchema();
+      Optional<NonTableTopic> other = NonTableTopic.byShape(
+          schema.getProp("connect.name") != null ? schema.getProp("connect.name") : schema.getFullName(),
+          name -> schema.getField(name) != null);
+      if (other.isPresent()) {
+        throw DecodeException.nonTableRecord(position.topic(), other.get());
+      }
     }
     AvroRowSchema rowSchema = shape.flattenedRow();
     return new ChangeEvent(position, op, ts, rowSchema.rowSchema, rowSchema.values(record), keyFields(keyShape(key)), size);

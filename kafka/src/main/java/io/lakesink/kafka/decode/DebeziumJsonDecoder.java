@@ -7,10 +7,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeType;
 import io.lakesink.error.SourcePosition;
 import io.lakesink.event.ChangeEvent;
+import io.lakesink.event.NonTableTopic;
 import io.lakesink.event.Operation;
 import io.lakesink.kafka.decode.RowBuilder.Row;
 import java.io.IOException;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -177,6 +179,13 @@ public final class DebeziumJsonDecoder implements RecordDecoder {
       return ChangeEvent.truncate(position, ts, size); // whatever columns it carries are not a row
     }
     Row row = payload.flat.finish(doc);
+    if (op == null) {
+      // Without __op it is a flattened row, unless it is a record of a topic with no table changes.
+      Optional<NonTableTopic> other = NonTableTopic.byShape(null, name -> row.schema().indexOf(name) >= 0);
+      if (other.isPresent()) {
+        throw DecodeException.nonTableRecord(position.topic(), other.get());
+      }
+    }
     return new ChangeEvent(position, op, ts, row.schema(), row.values(), keyFields, size);
   }
 

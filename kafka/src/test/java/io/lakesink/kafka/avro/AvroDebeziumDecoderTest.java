@@ -347,6 +347,27 @@ class AvroDebeziumDecoderTest {
     assertTrue(longOp.getMessage().contains("of 9 characters") && !longOp.getMessage().contains("not an op"), longOp.getMessage());
   }
 
+  /** Heartbeats and transaction markers in Avro: recognised by their schema names, refused, never a row. */
+  @Test
+  void recordsOfTopicsWithoutTableChangesAreRefused() throws Exception {
+    Schema heartbeat = new Schema.Parser().parse("""
+        {"type":"record","name":"Heartbeat","namespace":"io.debezium.connector.common",
+         "fields":[{"name":"ts_ms","type":"long"}],"connect.name":"io.debezium.connector.common.Heartbeat"}""");
+    Schema transaction = new Schema.Parser().parse("""
+        {"type":"record","name":"TransactionMetadataValue","namespace":"io.debezium.connector.common",
+         "fields":[{"name":"status","type":"string"},{"name":"id","type":"string"},
+           {"name":"event_count","type":["null","long"],"default":null},
+           {"name":"ts_ms","type":"long"}]}""");
+    byte[] beat = wire(registry.register("hb-value", heartbeat), heartbeat, new GenericRecordBuilder(heartbeat).set("ts_ms", 5L).build());
+    byte[] begin = wire(registry.register("tx-value", transaction), transaction,
+        new GenericRecordBuilder(transaction).set("status", "BEGIN").set("id", "tx-1").set("ts_ms", 5L).build());
+    DecodeException e1 = assertThrows(DecodeException.class, () -> decode(null, beat));
+    assertEquals(java.util.Optional.of(io.lakesink.event.NonTableTopic.HEARTBEAT), e1.nonTableTopic());
+    assertTrue(e1.getMessage().contains("Debezium's heartbeat topic") && e1.getMessage().contains(at.topic()), e1.getMessage());
+    DecodeException e2 = assertThrows(DecodeException.class, () -> decode(null, begin));
+    assertEquals(java.util.Optional.of(io.lakesink.event.NonTableTopic.TRANSACTION_METADATA), e2.nonTableTopic());
+  }
+
   @Test
   void keysThatAreNotConfluentAvroGiveNoKeyFields() throws Exception {
     byte[] value = value(V1_ENVELOPE, "c", null, customer(V1, 1, "a"), 5L, 6L);

@@ -12,6 +12,7 @@ import io.lakesink.error.Errors;
 import io.lakesink.error.SourcePosition;
 import io.lakesink.event.ChangeEvent;
 import io.lakesink.event.ColumnType;
+import io.lakesink.event.NonTableTopic;
 import io.lakesink.event.Operation;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -171,6 +172,33 @@ class DebeziumJsonDecoderTest {
     assertNull(decode(null, "{\"source\":{\"ts_ms\":1},\"op\":\"m\",\"message\":{\"prefix\":\"p\"}}"), "a logical decoding message");
     ChangeEvent row = decode(null, "{\"op\":\"t\",\"name\":\"x\"}");
     assertEquals(null, row.op(), "no 'source' block: a flattened row with a column named op, not a truncate");
+  }
+
+  /** Records of Debezium's schema-change and transaction topics are refused, named, never a row. */
+  @Test
+  void recordsOfTopicsWithoutTableChangesAreRefusedNamingTheTopic() {
+    String schemaChange = "{\"source\":{\"ts_ms\":1},\"ts_ms\":2,\"databaseName\":\"inventory\",\"schemaName\":null,"
+        + "\"ddl\":\"ALTER TABLE t ADD COLUMN c INT\",\"tableChanges\":[{\"type\":\"ALTER\",\"id\":\"inventory.t\"}]}";
+    String withSchema = "{\"schema\":{\"type\":\"struct\",\"name\":\"io.debezium.connector.mysql.SchemaChangeValue\",\"fields\":["
+        + "{\"type\":\"string\",\"field\":\"databaseName\"},{\"type\":\"string\",\"optional\":true,\"field\":\"ddl\"},"
+        + "{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"field\":\"tableChanges\"}]},"
+        + "\"payload\":{\"databaseName\":\"inventory\",\"ddl\":\"DROP TABLE t\",\"tableChanges\":[]}}";
+    String transaction = "{\"status\":\"BEGIN\",\"id\":\"571:53195829\",\"event_count\":null,\"data_collections\":null,\"ts_ms\":1}";
+    Map<String, NonTableTopic> records = Map.of(
+        schemaChange, NonTableTopic.SCHEMA_CHANGES, withSchema, NonTableTopic.SCHEMA_CHANGES, transaction, NonTableTopic.TRANSACTION_METADATA);
+    records.forEach((value, kind) -> {
+      DecodeException e = assertThrows(DecodeException.class, () -> decode(null, value), value);
+      assertEquals(java.util.Optional.of(kind), e.nonTableTopic(), value);
+      assertTrue(e.getMessage().contains(kind.what()) && e.getMessage().contains("topic " + at.topic()), e.getMessage());
+      assertFalse(e.getMessage().contains("ALTER TABLE") || e.getMessage().contains("571:"), "no value is quoted: " + e.getMessage());
+    });
+    DecodeException flattenedWithOp = null;
+    try {
+      decode(null, "{\"status\":\"x\",\"id\":1,\"event_count\":3,\"data_collections\":null,\"__op\":\"c\"}");
+    } catch (DecodeException e) {
+      flattenedWithOp = e;
+    }
+    assertNull(flattenedWithOp, "a flattened row with __op is a table's row, whatever its columns");
   }
 
   /** MySQL's TIME beyond one day and negative, as the MySQL connector sends it; was a quarantine. */
