@@ -181,7 +181,7 @@ public final class DebeziumJsonDecoder implements RecordDecoder {
     Row row = payload.flat.finish(doc);
     if (op == null) {
       // Without __op it is a flattened row, unless it is a record of a topic with no table changes.
-      Optional<NonTableTopic> other = NonTableTopic.byShape(null, name -> row.schema().indexOf(name) >= 0);
+      Optional<NonTableTopic> other = NonTableTopic.byShape(payload.schemaName(), name -> row.schema().indexOf(name) >= 0);
       if (other.isPresent()) {
         throw DecodeException.nonTableRecord(position.topic(), other.get());
       }

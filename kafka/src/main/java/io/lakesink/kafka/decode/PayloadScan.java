@@ -102,6 +102,11 @@ final class PayloadScan {
     return hasOp && (afterType != null || beforeType != null || sourceBlock && ("t".equals(opCode) || "m".equals(opCode)));
   }
 
+  /** The name of the record's value schema, or null without one. */
+  String schemaName() {
+    return schema == null ? null : schema.name();
+  }
+
   RowBuilder builder(RecordSchema.Image image) {
     return schema == null ? new UntypedRowBuilder(untyped, image == RecordSchema.Image.FLATTENED) : schema.builder(image, untyped);
   }

@@ -183,15 +183,21 @@ class DebeziumJsonDecoderTest {
         + "{\"type\":\"string\",\"field\":\"databaseName\"},{\"type\":\"string\",\"optional\":true,\"field\":\"ddl\"},"
         + "{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"field\":\"tableChanges\"}]},"
         + "\"payload\":{\"databaseName\":\"inventory\",\"ddl\":\"DROP TABLE t\",\"tableChanges\":[]}}";
+    String heartbeat = "{\"schema\":{\"type\":\"struct\",\"name\":\"io.debezium.connector.common.Heartbeat\",\"fields\":["
+        + "{\"type\":\"int64\",\"field\":\"ts_ms\"}]},\"payload\":{\"ts_ms\":1700000000000}}";
     String transaction = "{\"status\":\"BEGIN\",\"id\":\"571:53195829\",\"event_count\":null,\"data_collections\":null,\"ts_ms\":1}";
-    Map<String, NonTableTopic> records = Map.of(
-        schemaChange, NonTableTopic.SCHEMA_CHANGES, withSchema, NonTableTopic.SCHEMA_CHANGES, transaction, NonTableTopic.TRANSACTION_METADATA);
+    Map<String, NonTableTopic> records = Map.of(schemaChange, NonTableTopic.SCHEMA_CHANGES, withSchema, NonTableTopic.SCHEMA_CHANGES,
+        transaction, NonTableTopic.TRANSACTION_METADATA, heartbeat, NonTableTopic.HEARTBEAT);
     records.forEach((value, kind) -> {
       DecodeException e = assertThrows(DecodeException.class, () -> decode(null, value), value);
       assertEquals(java.util.Optional.of(kind), e.nonTableTopic(), value);
       assertTrue(e.getMessage().contains(kind.what()) && e.getMessage().contains("topic " + at.topic()), e.getMessage());
       assertFalse(e.getMessage().contains("ALTER TABLE") || e.getMessage().contains("571:"), "no value is quoted: " + e.getMessage());
     });
+    for (int i = 0; i < 2; i++) { // the second time through the path for a schema seen last
+      DecodeException again = assertThrows(DecodeException.class, () -> decode(null, heartbeat));
+      assertEquals(java.util.Optional.of(NonTableTopic.HEARTBEAT), again.nonTableTopic());
+    }
     DecodeException flattenedWithOp = null;
     try {
       decode(null, "{\"status\":\"x\",\"id\":1,\"event_count\":3,\"data_collections\":null,\"__op\":\"c\"}");
