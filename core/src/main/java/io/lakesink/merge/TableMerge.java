@@ -83,7 +83,11 @@ final class TableMerge {
     List<TableFile> candidates = candidates(files, layout, batch, cut);
     List<FileMerge> merged = ParallelFiles.map(candidates, LANES, file -> {
       FileMerge f = FileMerge.of(file, reader.read(file), batch, ranks);
-      if (f.touched) {
+      if (f.touched && f.kept.isEmpty() && cut != null) {
+        out.removeWhole(file); // a truncate left none of its rows: nothing to write back
+        f.touched = false;
+        f.emptied = true;
+      } else if (f.touched) {
         f.kept.sort(order); // usually nearly sorted already: the file was written sorted
         out.write(f.kept);
       }
@@ -94,7 +98,9 @@ final class TableMerge {
     for (FileMerge f : merged) {
       m.filesRead++;
       found.addAll(f.found);
-      if (f.touched) {
+      if (f.emptied) {
+        m.deletes.putAll(f.deletes);
+      } else if (f.touched) {
         m.rewritten.add(f.file);
         m.rowsRewritten += Math.max(0, f.file.rows());
         m.bytesRewritten += f.file.size();
@@ -128,7 +134,7 @@ final class TableMerge {
       m.filesRead++;
       found.addAll(f.found);
       if (cut != null && f.positions.length > 0 && f.positions.length == f.liveRows) {
-        m.rewritten.add(f.file); // a truncate left none of its rows: the file goes, no vector needed
+        out.removeWhole(f.file); // a truncate left none of its rows: the file goes, no vector needed
         m.deletes.putAll(f.deletes);
         m.written.addAll(f.written);
         changed.addAll(f.upserts);
@@ -237,6 +243,8 @@ final class TableMerge {
     final Map<RowKey, ChangeOrder> deletes = new LinkedHashMap<>();
     final Set<RowKey> written = new HashSet<>();
     boolean touched;
+    /** A truncate removed every row: the file is removed whole, nothing is written back. */
+    boolean emptied;
 
     private FileMerge(TableFile file, List<Object[]> kept) {
       this.file = file;

@@ -134,6 +134,25 @@ class MergeTruncateTest {
     assertEquals(3L, storedOffset(1), "the dropped change's position is committed all the same");
   }
 
+  /** Removing every file is what a truncate asks: not a merge rewriting far more than it received. */
+  @ParameterizedTest
+  @EnumSource(value = MergeSettings.DeletionVectors.class, names = {"NEW_TABLES", "NONE"})
+  void aTruncateOfManyFilesRaisesNoKeyWarning(MergeSettings.DeletionVectors vectors) {
+    MergeDelivery d = delivery(List.of("id"), vectors);
+    long offset = 0;
+    for (int file = 0; file < 3; file++) {
+      for (long id = file * 100; id < file * 100 + 20; id++) {
+        d.accept(insert(0, offset++, 1000 + offset, id, "x"));
+      }
+      d.flush();
+    }
+    assertEquals(3, table().files().size());
+    d.accept(truncate(0, offset, 5000));
+    d.flush();
+    assertEquals(List.of(), table().files());
+    assertEquals(List.of(), d.status().warnings());
+  }
+
   @ParameterizedTest
   @EnumSource(value = MergeSettings.DeletionVectors.class, names = {"NEW_TABLES", "NONE"})
   void aTableWithoutAKeyIsTruncatedToo(MergeSettings.DeletionVectors vectors) {
