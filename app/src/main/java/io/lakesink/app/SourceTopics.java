@@ -39,11 +39,11 @@ final class SourceTopics {
     return NonTableTopics.find(props, decoders, TIMEOUT);
   }
 
-  /** @throws ConfigurationException naming the first subscription whose topic carries no table changes */
+  /** @throws ConfigurationException naming every subscription whose topic carries no table changes */
   static void refuse(WorkerConfig config) {
     List<NonTableTopics.Found> found = find(config);
     if (!found.isEmpty()) {
-      throw error(config, found.get(0));
+      throw Errors.all(found.stream().map(f -> error(config, f)).toList());
     }
   }
 

@@ -67,8 +67,10 @@ class NonTableTopicsTest {
 
     Output run = CommandLineTest.run("run", "--config", config.toString(), "--stop-at-end");
     assertEquals(ExitCode.CONFIGURATION.code, run.exit(), run.out() + run.err());
-    assertTrue(run.err().contains("is topic " + prefix + ", Debezium's schema-change topic")
+    assertTrue(run.err().contains("'subscriptions[1].topic' is topic " + prefix + ", Debezium's schema-change topic")
         && run.err().contains("remove this subscription"), run.err());
+    assertTrue(run.err().contains("'subscriptions[2].topic' is topic " + transactions + ", Debezium's transaction-metadata topic"),
+        "every such topic is named at once: " + run.err());
     assertFalse(Files.exists(dir.resolve("tables")) && Files.list(dir.resolve("tables")).anyMatch(p -> p.toString().contains("t0")),
         "nothing was delivered");
 

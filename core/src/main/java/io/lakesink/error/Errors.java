@@ -41,6 +41,13 @@ public final class Errors {
         + " topics (<topic.prefix>.<schema or database>.<table>) instead");
   }
 
+  /** Several configuration errors found at once, each on its own line, so one start names them all. */
+  public static ConfigurationException all(List<ConfigurationException> errors) {
+    return errors.size() == 1
+        ? errors.get(0)
+        : new ConfigurationException(String.join("\n", errors.stream().map(Throwable::getMessage).toList()));
+  }
+
   /** The same, as a record's decoding error: a topic that starts carrying such records while running. */
   public static String nonTableRecord(String topic, NonTableTopic kind) {
     return "it is a record of " + kind.what() + " (" + kind.why() + "), not a table's change event: topic " + topic

@@ -38,7 +38,7 @@ public final class NonTableTopics {
 
   /**
    * @param consumerProperties the worker's consumer settings (bootstrap, security); no group is joined
-   * @param decoders each subscribed topic's decoder
+   * @param decoders each subscribed topic's decoder, in the order the topics are reported in
    * @param timeout what reading the first records may take in all
    */
   public static List<Found> find(
@@ -52,6 +52,9 @@ public final class NonTableTopics {
           .ifPresent(kind -> found.add(new Found(r.topic(), kind,
               "by its first record (partition " + r.partition() + ", offset " + r.offset() + ")"))));
     }
+    // In the order given (the subscriptions'), not the order the records arrived in.
+    List<String> order = new ArrayList<>(decoders.keySet());
+    found.sort(Comparator.comparingInt(f -> order.indexOf(f.topic())));
     return found;
   }
 
