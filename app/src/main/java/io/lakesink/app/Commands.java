@@ -74,6 +74,12 @@ final class Commands {
     return run(config, storage, stopAtEnd, hook, stop -> {});
   }
 
+  /** The worker's maintenance, its clustering steps sized to what a merge may hold. */
+  static MaintenancePolicy maintenance(WorkerConfig config) {
+    MaintenancePolicy base = config.maintenance() ? MaintenancePolicy.DEFAULT : MaintenancePolicy.OFF;
+    return base.withSettings(base.settings().withMergeMemory(config.merge().scanLimitBytes()));
+  }
+
   /**
    * @param onStop receives what stops the running worker, for a signal handler
    */
@@ -85,7 +91,7 @@ final class Commands {
     DeliveryContext context =
         DeliveryContext.of(config.delivery(), new QuarantineStore(storage)).withHook(hook)
             .withMetrics(metrics).withCatalog(Pipeline.catalog(config))
-            .withMaintenance(config.maintenance() ? MaintenancePolicy.DEFAULT : MaintenancePolicy.OFF);
+            .withMaintenance(maintenance(config));
     // Closing the worker commits nothing more but leaves the consumer group, so the partitions
     // move to another member at once instead of after the session timeout.
     try (KafkaWorker worker = Pipeline.worker(config, storage, context);

@@ -13,7 +13,13 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** The {@code lakesink} command line; the exit codes are {@link ExitCode}'s. */
+/**
+ * The {@code lakesink} command line; the exit codes are {@link ExitCode}'s.
+ *
+ * <p>A command's first description line is its summary in the command list, and picocli wraps
+ * every line itself: each line is whole sentences, never a manual line break
+ * ({@code CommandLineTest} checks).
+ */
 @Command(
     name = "lakesink",
     mixinStandardHelpOptions = true,
@@ -112,7 +118,7 @@ public final class Main implements Callable<Integer> {
   }
 
   @Command(name = "demo", mixinStandardHelpOptions = true,
-      description = "Local Kafka + a sample change stream → Delta tables in DIR.")
+      description = "Start a local Kafka broker with a sample change stream and deliver it into Delta tables in DIR.")
   static final class DemoCommand implements Callable<Integer> {
     @Option(names = "--data", paramLabel = "DIR", defaultValue = "demo-data", description = "where the tables go (default: ${DEFAULT-VALUE})")
     String data;
@@ -124,7 +130,7 @@ public final class Main implements Callable<Integer> {
   }
 
   @Command(name = "check", mixinStandardHelpOptions = true,
-      description = "Connection test: storage, Kafka, catalog. Delivers nothing; exit 5 when a step fails.")
+      description = "Test the connections to storage, Kafka and the catalog, delivering nothing; exit 5 when a step fails.")
   static final class Check implements Callable<Integer> {
     @CommandLine.Mixin ConfigOption config;
 
@@ -158,9 +164,10 @@ public final class Main implements Callable<Integer> {
   }
 
   @Command(name = "handoff", mixinStandardHelpOptions = true,
-      description = {"Move a table's catalog entry to another entry, zero bytes copied and never two owners: fence the",
-          "writers, unregister at the source, register at the destination, record the new owner. Journaled beside the",
-          "table: after a crash, the same command resumes. See docs/catalog-handoff.md."})
+      description = {"Move a table's catalog entry to another entry, with zero bytes copied and never two owners.",
+          "It fences the writers, unregisters at the source, registers at the destination and records the new owner."
+              + " Each step is journaled beside the table: after a crash, the same command resumes."
+              + " See docs/catalog-handoff.md."})
   static final class HandOffCommand implements Callable<Integer> {
     @CommandLine.Mixin ConfigOption config;
 
@@ -220,8 +227,8 @@ public final class Main implements Callable<Integer> {
   }
 
   @Command(name = "maintain", mixinStandardHelpOptions = true,
-      description = {"Optimize, vacuum and clean the log of the configured tables now (all three unless --optimize or",
-          "--vacuum), printing files and bytes before and after. Safe beside a running worker."})
+      description = {"Optimize, vacuum and clean the log of the configured tables now.",
+          "All three unless --optimize or --vacuum; prints files and bytes before and after. Safe beside a running worker."})
   static final class MaintainCommand implements Callable<Integer> {
     @CommandLine.Mixin ConfigOption config;
 
@@ -290,9 +297,9 @@ public final class Main implements Callable<Integer> {
   }
 
   @Command(name = "backfill", mixinStandardHelpOptions = true,
-      description = {"Load rows that never went through Kafka into a subscription's table, beside a running worker",
-          "(docs/backfill.md). MERGE tables get only the keys they lack; changelog tables get the rows as",
-          "__op='r' at __ts_ms=0. Progress is kept in the table's log: the same command resumes.",
+      description = {"Load rows that never went through Kafka into a subscription's table, beside a running worker.",
+          "MERGE tables get only the keys they lack; changelog tables get the rows as __op='r' at __ts_ms=0."
+              + " Progress is kept in the table's log: the same command resumes. See docs/backfill.md.",
           "JDBC credentials: " + BackfillSources.JDBC_USER_ENV + ", " + BackfillSources.JDBC_PASSWORD_ENV + "."})
   static final class BackfillCli implements Callable<Integer> {
     @CommandLine.Mixin ConfigOption config;

@@ -7,7 +7,6 @@ import io.lakesink.config.DeliveryMode;
 import io.lakesink.config.Subscription;
 import io.lakesink.delta.DeltaTable;
 import io.lakesink.delta.KernelEngine;
-import io.lakesink.maintenance.MaintenanceSettings;
 import io.lakesink.maintenance.TableMaintenance;
 import io.lakesink.storage.TableStorage;
 import java.io.PrintStream;
@@ -42,7 +41,7 @@ final class Maintain {
       subscriptions.forEach(s -> tables.put(s, OwnedTables.open("maintain", storage, engine, s, catalogs)));
       for (Subscription s : subscriptions) {
         TableMaintenance m = new TableMaintenance(s.targetTable(), tables.get(s),
-            s.mode() == DeliveryMode.MERGE ? s.primaryKey() : List.of(), MaintenanceSettings.DEFAULT, Clock.systemUTC(),
+            s.mode() == DeliveryMode.MERGE ? s.primaryKey() : List.of(), Commands.maintenance(config).settings(), Clock.systemUTC(),
             line -> out.println("  " + line));
         if (all || request.optimize()) {
           out.println(m.optimize(request.dryRun()));

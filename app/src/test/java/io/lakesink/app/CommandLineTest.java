@@ -1,6 +1,7 @@
 package io.lakesink.app;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
@@ -8,9 +9,12 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 @Timeout(300)
 class CommandLineTest {
@@ -139,6 +143,45 @@ class CommandLineTest {
     Output version = run("--version");
     assertEquals(ExitCode.OK.code, version.exit());
     assertTrue(version.out().matches("(?s)lakesink \\d+\\.\\d+\\.\\d+.*"), version.out());
+  }
+
+  /**
+   * The command list shows a command's first description line (or its header): a description
+   * broken by hand mid-sentence showed as "… and never two owners: fence the".
+   */
+  @Test
+  void everyCommandSummaryIsAWholeSentenceShownWhole() {
+    List<CommandLine> commands = new ArrayList<>();
+    collect(new CommandLine(new Main()), commands);
+    assertTrue(commands.size() > 12, "only " + commands.size() + " commands found");
+    for (CommandLine c : commands) {
+      CommandLine.Model.UsageMessageSpec usage = c.getCommandSpec().usageMessage();
+      String name = c.getCommandSpec().qualifiedName();
+      List<String> lines = new ArrayList<>(List.of(usage.header()));
+      lines.addAll(List.of(usage.description()));
+      assertFalse(lines.isEmpty(), name + " has no description");
+      for (String line : lines) {
+        String text = line.replace("%n", "").strip();
+        // Every line, not only the summary: picocli wraps lines itself, so a line is whole sentences.
+        assertTrue(text.endsWith("."), name + ": a description line does not end a sentence: " + text);
+      }
+      String summary = (usage.header().length > 0 ? usage.header()[0] : usage.description()[0]).replace("%n", "").strip();
+      CommandLine parent = c.getParent();
+      if (parent != null) {
+        // The parent's help without its leading "lakesink"; whitespace dropped, as picocli wraps where it likes.
+        List<String> args = new ArrayList<>(List.of(parent.getCommandSpec().qualifiedName().split(" ")));
+        args.set(0, "--help");
+        java.util.Collections.rotate(args, -1);
+        String listed = run(args.toArray(String[]::new)).out().replaceAll("\\s+", "");
+        assertTrue(listed.contains(c.getCommandName() + summary.replaceAll("\\s+", "")),
+            name + "'s whole summary is not in the command list of " + args + ": " + listed);
+      }
+    }
+  }
+
+  private static void collect(CommandLine c, List<CommandLine> into) {
+    into.add(c);
+    c.getSubcommands().values().stream().distinct().forEach(s -> collect(s, into));
   }
 
   @Test

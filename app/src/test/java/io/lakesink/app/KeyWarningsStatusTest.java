@@ -55,6 +55,12 @@ class KeyWarningsStatusTest {
         String warning = table.path("warnings").get(0).asText();
         assertTrue(warning.contains("Key column 'name' of kw holds the same value (same)"), warning);
         assertTrue(warning.contains("Fix primary_key on the subscription"), warning);
+        // What maintenance knows of the table, beside the warnings: its files, and no give-up.
+        assertTrue(table.path("files").asInt() >= 1, table.toString());
+        assertEquals(0, table.path("optimize_gave_up_in_a_row").asInt(-1), table.toString());
+        String scraped = StatusEndpointTest.get(server.port(), "/metrics").body();
+        assertTrue(scraped.contains("lakesink_table_files{table=\"kw\"} " + table.path("files").asInt() + ".0"), scraped);
+        assertTrue(scraped.contains("lakesink_optimize_gave_up_in_a_row{table=\"kw\"} 0.0"), scraped);
       }
     }
   }

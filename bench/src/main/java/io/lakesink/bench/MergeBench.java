@@ -454,22 +454,23 @@ public final class MergeBench {
   }
 
   /**
-   * The heap the rows of the table's largest file take when read as a merge reads them, per byte
-   * of the file on disk: what {@code MergeSizeLimit}'s factor models. Untimed, after the merges.
+   * The heap the rows of the table's largest file take when read as a clustering step reads them
+   * (a merge streams its files), per byte of the file on disk: what {@code
+   * MaintenanceSettings.MEMORY_FACTOR} models. Untimed, after the merges.
    */
   private static void memoryFactor(DeltaTable table, Properties r) {
     TableFile largest = table.files().stream().max(java.util.Comparator.comparingLong(TableFile::size)).orElseThrow();
-    io.lakesink.delta.FileRowReader reader = table.rowReader(table.columns().orElseThrow());
-    reader.read(largest); // warm up: classes and Kernel's first-read caches are not the rows' cost
+    io.lakesink.delta.TableRewrite reader = io.lakesink.delta.TableRewrite.begin(table, Map.of());
+    reader.readRows(largest); // warm up: classes and Kernel's first-read caches are not the rows' cost
     long before = HeapWatch.retainedBytes();
-    List<Object[]> rows = reader.read(largest);
+    List<Object[]> rows = reader.readRows(largest);
     long after = HeapWatch.retainedBytes();
     double factor = (double) (after - before) / largest.size();
     r.setProperty("factor_file_bytes", String.valueOf(largest.size()));
     r.setProperty("factor_file_rows", String.valueOf(rows.size()));
     r.setProperty("factor_heap_bytes", String.valueOf(after - before));
     r.setProperty("memory_factor", String.format(Locale.ROOT, "%.1f", factor));
-    System.out.printf(Locale.ROOT, "Memory factor: the %,d rows of the largest file (%,d KB on disk) take %,d KB of heap as a merge reads them:"
+    System.out.printf(Locale.ROOT, "Memory factor: the %,d rows of the largest file (%,d KB on disk) take %,d KB of heap as clustering reads them:"
         + " %.1f× the on-disk size%n", rows.size(), largest.size() >> 10, (after - before) >> 10, factor);
     java.lang.ref.Reference.reachabilityFence(rows);
   }
@@ -699,8 +700,8 @@ public final class MergeBench {
         + " MB; size limit raised to " + ls.getProperty("scan_limit_mb", "?") + " MiB (the default "
         + MergeSettings.DEFAULT_SCAN_LIMIT_MB + " MiB on this table: " + ls.getProperty("default_limit", "not tried") + ")");
     if (ls.getProperty("memory_factor") != null) {
-      System.out.printf(Locale.ROOT, "  memory factor: the %,d rows of the largest file (%,d KB on disk) take %,d KB of heap as a merge reads"
-              + " them: %s× (MergeSizeLimit assumes %d×)%n",
+      System.out.printf(Locale.ROOT, "  memory factor: the %,d rows of the largest file (%,d KB on disk) take %,d KB of heap as clustering reads"
+              + " them: %s× (clustering steps assume %d×)%n",
           Long.parseLong(ls.getProperty("factor_file_rows")), Long.parseLong(ls.getProperty("factor_file_bytes")) >> 10,
           Long.parseLong(ls.getProperty("factor_heap_bytes")) >> 10, ls.getProperty("memory_factor"), 20);
     }

@@ -10,6 +10,7 @@ import io.lakesink.config.Subscription;
 import io.lakesink.config.TableNames;
 import io.lakesink.delivery.FlushPolicy;
 import io.lakesink.kafka.avro.SchemaRegistrySettings;
+import io.lakesink.maintenance.MaintenancePolicy;
 import io.lakesink.merge.MergeSettings;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -43,6 +44,7 @@ public final class ConnectorSettings extends AbstractConfig {
   static final String BUFFER_BYTES = "buffer.max.bytes";
   static final String MERGE_LIMIT = "merge.scan.limit.mb";
   static final String MERGE_DELETION_VECTORS = "merge.deletion.vectors";
+  static final String MAINTENANCE_ENABLED = "maintenance.enabled";
   static final String STORAGE_TYPE = "storage.type";
   static final String STORAGE_PATH = "storage.path";
   static final String STORAGE_PREFIX = "storage.prefix";
@@ -126,6 +128,9 @@ public final class ConnectorSettings extends AbstractConfig {
         "Which MERGE tables delete replaced rows with deletion vectors instead of rewriting files: new_tables (created"
             + " from now on), all (also turns them on for existing tables: readers then need deletion vector support),"
             + " none.", g, 6, ConfigDef.Width.SHORT, "Merge deletion vectors");
+    d.define(MAINTENANCE_ENABLED, Type.BOOLEAN, true, MEDIUM,
+        "Whether the task optimizes and vacuums the tables it delivers to, beside delivery (docs/maintenance.md);"
+            + " false when something else maintains them.", g, 7, ConfigDef.Width.SHORT, "Maintenance");
     g = "Storage";
     d.define(STORAGE_TYPE, Type.STRING, "local", ValidString.in("local", "azure"), HIGH,
         "Where the tables are written: local (a directory every Connect worker sees) or azure (Blob Storage / ADLS Gen2).",
@@ -185,6 +190,12 @@ public final class ConnectorSettings extends AbstractConfig {
   MergeSettings merge() {
     return MergeSettings.DEFAULT.withScanLimitMb(getLong(MERGE_LIMIT)).withDeletionVectors(
         MergeSettings.DeletionVectors.valueOf(getString(MERGE_DELETION_VECTORS).toUpperCase(java.util.Locale.ROOT)));
+  }
+
+  /** The tables' maintenance, its clustering steps sized to what a merge may hold. */
+  MaintenancePolicy maintenance() {
+    MaintenancePolicy base = getBoolean(MAINTENANCE_ENABLED) ? MaintenancePolicy.DEFAULT : MaintenancePolicy.OFF;
+    return base.withSettings(base.settings().withMergeMemory(merge().scanLimitBytes()));
   }
 
   long bufferBytes() {

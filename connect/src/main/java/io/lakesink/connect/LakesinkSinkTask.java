@@ -109,7 +109,7 @@ public final class LakesinkSinkTask extends SinkTask {
     engine = KernelEngine.create(storage);
     metrics = new TaskMetrics(context.pluginMetrics(), deliveries);
     deliveryContext = DeliveryContext.of(settings.flushPolicy(), new QuarantineStore(storage))
-        .withCatalog(catalog(settings)).withClock(clock).withMetrics(metrics)
+        .withCatalog(catalog(settings)).withClock(clock).withMetrics(metrics).withMaintenance(settings.maintenance())
         // preCommit may only report offsets already in Delta, and put() flushes by policy: a
         // flush runs inside put(), on Connect's task thread, as before writer threads existed.
         .withWriters(FlushWriters.SYNCHRONOUS);

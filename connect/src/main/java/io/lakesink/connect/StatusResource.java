@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import io.lakesink.delivery.TableStatus;
+import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
@@ -32,7 +33,9 @@ public final class StatusResource {
 
   private final ConnectClusterState cluster;
 
-  StatusResource(ConnectClusterState cluster) {
+  /** Jersey makes one per request, with the worker's cluster state ({@link LakesinkRestExtension}). */
+  @Inject
+  public StatusResource(ConnectClusterState cluster) {
     this.cluster = cluster;
   }
 

@@ -14,7 +14,7 @@ import org.apache.kafka.common.metrics.PluginMetrics;
 /**
  * The task's metrics through Connect's plugin metrics (JMX {@code kafka.connect:type=plugins,
  * connector=…,task=…}, and any metrics reporter of the worker): how many tables are quarantined,
- * each table's state, rows committed and events buffered. Gauges read the deliveries when
+ * each table's state, rows committed, events buffered and optimizations given up in a row. Gauges read the deliveries when
  * scraped, so there is nothing to keep in step.
  */
 final class TaskMetrics implements DeliveryMetrics {
@@ -22,6 +22,7 @@ final class TaskMetrics implements DeliveryMetrics {
   static final String TABLE_STATE = "table-state";
   static final String ROWS = "rows-committed";
   static final String BUFFERED = "buffered-events";
+  static final String OPTIMIZE_GAVE_UP = "optimize-gave-up-in-a-row";
 
   private final PluginMetrics metrics;
   private final AtomicLong rows = new AtomicLong();
@@ -48,6 +49,8 @@ final class TaskMetrics implements DeliveryMetrics {
     tags.put("table", table.tableName());
     add(TABLE_STATE, "The table's delivery state: healthy, degraded or quarantined.", tags,
         (Gauge<String>) (c, now) -> table.state().label());
+    add(OPTIMIZE_GAVE_UP, "Optimizations of the table given up in a row: another writer keeps winning the race.", tags,
+        (Gauge<Integer>) (c, now) -> table.status().maintenance().optimizeGiveUps());
   }
 
   private void add(String name, String doc, LinkedHashMap<String, String> tags, Gauge<?> gauge) {

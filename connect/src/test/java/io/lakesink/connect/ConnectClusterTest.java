@@ -56,6 +56,10 @@ class ConnectClusterTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final ByteArrayOutputStream LOG = new ByteArrayOutputStream();
   private static PrintStream originalErr;
+  /** Jersey logs through java.util.logging, not slf4j: its warnings about lakesink's classes, caught here. */
+  private static final List<String> JERSEY_WARNINGS = new java.util.concurrent.CopyOnWriteArrayList<>();
+  /** Held: java.util.logging keeps its loggers weakly, and would drop the handler with one. */
+  private static final java.util.logging.Logger JERSEY = java.util.logging.Logger.getLogger("org.glassfish.jersey");
   private static EmbeddedConnectCluster connect;
   @TempDir static Path data;
   private static int topics;
@@ -65,6 +69,20 @@ class ConnectClusterTest {
     // Every log line (slf4j-simple writes to System.err as it is at each line) is also kept here.
     originalErr = System.err;
     System.setErr(new PrintStream(new TeeStream(originalErr, LOG), true, StandardCharsets.UTF_8));
+    JERSEY.addHandler(new java.util.logging.Handler() {
+      @Override
+      public void publish(java.util.logging.LogRecord r) {
+        if (r.getLevel().intValue() >= java.util.logging.Level.WARNING.intValue() && String.valueOf(r.getMessage()).contains("io.lakesink")) {
+          JERSEY_WARNINGS.add(r.getMessage());
+        }
+      }
+
+      @Override
+      public void flush() {}
+
+      @Override
+      public void close() {}
+    });
     Path secrets = data.resolve("secrets.properties");
     Files.writeString(secrets, "registry.password=" + SECRET + "\n");
     Map<String, String> worker = new HashMap<>();
@@ -87,6 +105,13 @@ class ConnectClusterTest {
     } finally {
       System.setErr(originalErr);
     }
+  }
+
+  /** The workers started with the REST extension: Jersey took its resource without "will be ignored". */
+  @Test
+  void theRestExtensionRegistersWithoutJerseyWarnings() {
+    assertEquals(200, connect.requestGet(anyWorker() + "lakesink/status").getStatus());
+    assertTrue(JERSEY_WARNINGS.isEmpty(), "Jersey warned: " + JERSEY_WARNINGS);
   }
 
   @Test

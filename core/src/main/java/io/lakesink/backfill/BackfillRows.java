@@ -96,7 +96,10 @@ final class BackfillRows {
     try {
       layout = new RowLayout(table, tableColumns, events, metadata);
     } catch (TableFailureException e) {
-      throw refused(e, firstPosition);
+      // The events carry their source position as offset: the refused row is found by it.
+      long position = e.position().map(SourcePosition::offset).orElse(firstPosition);
+      int index = (int) Math.max(0, Math.min(rows.size() - 1, position - firstPosition));
+      throw refused(e, rows.get(index), position);
     }
     if (layout.columns().size() > tableColumns.size()) {
       throw Errors.backfillUnknownColumns(table,
@@ -106,12 +109,13 @@ final class BackfillRows {
     events.forEach(e -> e.schema().columns().forEach(c -> sourceColumns.add(c.name())));
     List<Object[]> out = new ArrayList<>(events.size());
     List<List<Object>> keys = new ArrayList<>(events.size());
-    for (ChangeEvent e : events) {
+    for (int i = 0; i < events.size(); i++) {
+      ChangeEvent e = events.get(i);
       Object[] row;
       try {
         row = layout.row(e);
       } catch (TableFailureException x) {
-        throw refused(x, e.position().offset());
+        throw refused(x, rows.get(i), firstPosition + i);
       }
       fillMetadata(layout, row, ingestDate);
       out.add(row);
@@ -148,7 +152,7 @@ final class BackfillRows {
           try {
             values[i] = TextValues.read(s, t);
           } catch (IllegalArgumentException e) {
-            throw Errors.backfillRowRefused(table, position, "column " + schema.columns().get(i).name() + ": " + e.getMessage());
+            throw Errors.backfillRowRefused(table, place(row, position), "column " + schema.columns().get(i).name() + ": " + e.getMessage());
           }
         }
       }
@@ -159,7 +163,7 @@ final class BackfillRows {
     try {
       return mapping.apply(e);
     } catch (TableFailureException x) {
-      throw refused(x, position);
+      throw refused(x, row, position);
     }
   }
 
@@ -183,9 +187,20 @@ final class BackfillRows {
     return new RowSchema(columns, true);
   }
 
-  /** The stream would quarantine the table for this row; a backfill refuses it and stops. */
-  private ConfigurationException refused(TableFailureException e, long position) {
-    return Errors.backfillRowRefused(table, position, e.getMessage());
+  /**
+   * The stream would quarantine the table for this row; a backfill refuses it and stops. The
+   * stream's message names the Kafka position the row was given (a 0-based count): it names the
+   * row's place instead, as the rest of the message does.
+   */
+  private ConfigurationException refused(TableFailureException e, SourceRow row, long position) {
+    String place = place(row, position);
+    String reason = e.position().map(at -> e.getMessage().replace(at.toString(), place)).orElse(e.getMessage());
+    return Errors.backfillRowRefused(table, place, reason);
+  }
+
+  /** The row's place in its source; a source that cannot tell counts the rows from 1. */
+  private static String place(SourceRow row, long position) {
+    return row.origin() != null ? row.origin().toString() : Errors.backfillRowPlace("the backfill source", false, position + 1);
   }
 
   boolean changelog() {

@@ -99,8 +99,9 @@ public abstract class BufferedDelivery implements TableDelivery {
     this.catalog = new CatalogSync(context.catalog(), subscription.targetTable(), clock, context.catalogExecutor());
     this.ownership = new TableOwnership(subscription.targetTable(), table, context.catalog().entryName(subscription.targetTable())
         .map(entry -> new OwnerIdentity(context.catalog().catalogName(), entry)).orElse(null));
+    boolean merges = subscription.mode() == DeliveryMode.MERGE;
     this.maintenance = new MaintenanceRunner(subscription.targetTable(), table,
-        subscription.mode() == DeliveryMode.MERGE ? subscription.primaryKey() : List.of(), context.maintenance(), clock);
+        merges ? subscription.primaryKey() : List.of(), merges, context.maintenance(), clock);
     this.attempts = new FlushAttempts(subscription.targetTable(), table, this::write, context);
   }
 
@@ -112,7 +113,14 @@ public abstract class BufferedDelivery implements TableDelivery {
       return; // the writer thread has the table; maintenance and catalog reads wait for the outcome
     }
     if (health.delivering()) {
-      maintenance.poll(); // optimize and vacuum when due, beside delivery
+      // Optimize and vacuum when due, beside delivery. After an OPTIMIZE commit the next flush
+      // plans on the new log, not on the files the rewrite replaced.
+      maintenance.poll(!buffer.isEmpty()).ifPresent(step -> {
+        metrics.optimized(tableName(), step);
+        if (step.committed()) {
+          table.refresh();
+        }
+      });
     }
     if ((catalogPending || health.degraded()) && clock.millis() >= nextCatalogRetry) {
       nextCatalogRetry = clock.millis() + CATALOG_RECHECK.toMillis();
@@ -233,7 +241,7 @@ public abstract class BufferedDelivery implements TableDelivery {
   /** Never while a batch is in flight: the buffer grows meanwhile, within the worker's budget. */
   @Override
   public boolean flushDue(long nowMillis) {
-    return inFlight == null && health.delivering() && nowMillis >= retryNotBefore
+    return inFlight == null && health.delivering() && nowMillis >= retryNotBefore && !maintenance.holdsDelivery()
         && policy.due(buffer.size(), buffer.bytes(), buffer.oldestMillis(), nowMillis);
   }
 
@@ -258,9 +266,10 @@ public abstract class BufferedDelivery implements TableDelivery {
 
   @Override
   public void startFlush(long deadlineMillis) {
-    if (inFlight != null || !health.delivering() || buffer.isEmpty()) {
+    if (inFlight != null || !health.delivering() || buffer.isEmpty() || maintenance.holdsDelivery()) {
       // Skipped positions alone (tombstones) ride along with the next commit: re-reading a
-      // tombstone after a restart is harmless, an empty commit per tombstone is not.
+      // tombstone after a restart is harmless, an empty commit per tombstone is not. An optimize
+      // step holding the table is bounded: the buffer waits for it.
       return;
     }
     FlushJob job = take(policy.rows());
@@ -319,6 +328,11 @@ public abstract class BufferedDelivery implements TableDelivery {
     if (inFlight != null) {
       throw new RetryableException("A flush of " + tableName() + " is still in flight; its events are retried"
           + " if it fails", null);
+    }
+    if (maintenance.holdsDelivery() && !buffer.isEmpty()) {
+      // A final flush (rebalance, shutdown) waits for an optimize step, within its deadline.
+      maintenance.awaitHold(deadlineMillis - clock.millis());
+      table.refresh();
     }
     // In batches of flush_rows, as beside polling: the final flush after a backlog keeps each
     // commit as large as the user chose.
@@ -448,7 +462,7 @@ public abstract class BufferedDelivery implements TableDelivery {
     return new TableStatus(
         tableName(), subscription.topic(), subscription.mode().name().toLowerCase(), health.state().label(),
         health.reason(), health.since(),
-        lastVersion, lastCommitAt, rowsDelivered, bufferedEvents(), maintenance.warnings().current());
+        lastVersion, lastCommitAt, rowsDelivered, bufferedEvents(), maintenance.warnings().current(), maintenance.state());
   }
 
   /** This table's maintenance: what it last did, and the key warnings. */

@@ -1,5 +1,6 @@
 package io.lakesink.delivery;
 
+import io.lakesink.maintenance.MaintenanceRunner;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,7 +13,8 @@ import java.util.Map;
  * @param lastCommitAt when that commit was made, or null
  * @param rowsDelivered rows committed by this worker since it started
  * @param warnings problems that do not stop delivery but should be fixed (a primary key that
- *     looks wrong), each saying what to do
+ *     looks wrong, an optimization that keeps giving up), each saying what to do
+ * @param maintenance the table's file count and optimizations given up in a row
  */
 public record TableStatus(
     String table,
@@ -25,7 +27,8 @@ public record TableStatus(
     Instant lastCommitAt,
     long rowsDelivered,
     int bufferedEvents,
-    List<String> warnings) {
+    List<String> warnings,
+    MaintenanceRunner.State maintenance) {
 
   /**
    * The fields under the names {@code /status} uses, in its order; the standalone worker's status
@@ -45,6 +48,8 @@ public record TableStatus(
     m.put("rows_delivered", rowsDelivered);
     m.put("buffered_events", bufferedEvents);
     m.put("warnings", warnings);
+    m.put("files", maintenance.files() < 0 ? null : maintenance.files());
+    m.put("optimize_gave_up_in_a_row", maintenance.optimizeGiveUps());
     return m;
   }
 }

@@ -8,6 +8,7 @@ import io.delta.kernel.Snapshot;
 import io.delta.kernel.TableManager;
 import io.delta.kernel.Transaction;
 import io.delta.kernel.TransactionCommitResult;
+import io.delta.kernel.data.ColumnarBatch;
 import io.delta.kernel.data.FilteredColumnarBatch;
 import io.delta.kernel.data.Row;
 import io.delta.kernel.engine.Engine;
@@ -24,6 +25,8 @@ import io.delta.kernel.internal.SnapshotImpl;
 import io.delta.kernel.internal.actions.AddFile;
 import io.delta.kernel.internal.actions.SetTransaction;
 import io.delta.kernel.internal.actions.SingleAction;
+import io.delta.kernel.internal.deletionvectors.RoaringBitmapArray;
+import io.delta.kernel.internal.util.Utils;
 import io.delta.kernel.transaction.DataLayoutSpec;
 import io.delta.kernel.utils.CloseableIterable;
 import io.delta.kernel.utils.CloseableIterator;
@@ -126,7 +129,7 @@ public final class DeltaTable {
         snapshot = null;
         lastSeenVersion = Math.max(lastSeenVersion, result.getVersion());
         noteCommitFile(result.getVersion());
-        runHooks(result, false);
+        runHooks(result, false, current);
         return result.getVersion();
       } catch (MaxCommitRetryLimitReachedException e) {
         if (attempt >= MAX_REBASES) {
@@ -293,7 +296,7 @@ public final class DeltaTable {
         .withTablePropertiesAdded(Map.of(ENABLE_DELETION_VECTORS, "true"))
         .build(engine)
         .commit(engine, CloseableIterable.emptyIterable());
-    runHooks(result, false);
+    runHooks(result, false, current);
     log.info("Deletion vectors enabled on {} (version {}): its protocol is now reader 3 / writer 7", location, result.getVersion());
     snapshot = null;
   }
@@ -348,15 +351,6 @@ public final class DeltaTable {
   /** The rows of one file, as column → value, with columns it predates read as null. */
   public List<Map<String, Object>> read(TableFile file) {
     return DeltaTableReader.read(this, snapshot().orElseThrow(), file);
-  }
-
-  /**
-   * A reader of this snapshot's files into rows laid out as {@code columns} (the table's, maybe
-   * with columns a batch adds at the end): what a merge reads. Usable from other threads.
-   */
-  public FileRowReader rowReader(List<io.lakesink.event.Column> columns) {
-    Snapshot current = snapshot().orElseThrow();
-    return new FileRowReader(engine, current.getScanBuilder().build().getScanState(engine), location, columns);
   }
 
   /**
@@ -438,6 +432,52 @@ public final class DeltaTable {
       synchronized (this) {
         adds.addAll(written);
         rowsWritten += rows.size();
+      }
+    }
+
+    /**
+     * Writes {@code file} again without the rows at {@code positions} (0-based, in file order),
+     * nor those its deletion vector deletes, then {@code added} (aligned with the request's
+     * columns): a copy-on-write merge's rewrite of a file with the changed rows of its keys,
+     * streamed batch by batch, never the whole file in memory. Rows keep the file's order, the
+     * added ones last; columns the file predates (a batch adds them) are written as null. The
+     * commit must also remove the file ({@link #prepare}). May be called from several threads.
+     */
+    public void rewrite(TableFile file, long[] positions, List<Object[]> added) {
+      if (!request.partitionColumns().isEmpty()) {
+        throw new IllegalStateException("copy-on-write rewrites are for unpartitioned tables: " + location);
+      }
+      RoaringBitmapArray dropped = DeletionVectorFile.bitmap(engine, location, file);
+      RoaringBitmapArray drop = dropped == null ? new RoaringBitmapArray() : dropped;
+      for (long p : positions) {
+        drop.add(p);
+      }
+      DataWriteContext context = Transaction.getWriteContext(engine, txnState, Map.of());
+      long[] position = {0};
+      List<Row> written = new ArrayList<>();
+      int[] slots = java.util.stream.IntStream.range(0, request.columns().size()).toArray();
+      CloseableIterator<FilteredColumnarBatch> tail = toCloseableIterator(added.isEmpty() ? java.util.Collections.emptyIterator()
+          : List.of(new FilteredColumnarBatch(new RowBatch(request.columns(), slots, added), Optional.empty())).iterator());
+      try (CloseableIterator<FilteredColumnarBatch> batches = engine.getParquetHandler()
+              .readParquetFiles(Utils.singletonCloseableIterator(InternalScanFileUtils.getAddFileStatus(file.scanRow)),
+                  DeltaTypes.toStruct(request.columns()), Optional.empty())
+              .map(result -> {
+                ColumnarBatch b = result.getData();
+                long first = position[0];
+                position[0] += b.getSize();
+                return new FilteredColumnarBatch(b, Optional.of(new PositionSelection(drop, first, b.getSize())));
+              })
+              .combine(tail);
+          CloseableIterator<DataFileStatus> files =
+              engine.getParquetHandler().writeParquetFiles(context.getTargetDirectory(), batches, context.getStatisticsColumns());
+          CloseableIterator<Row> actions = Transaction.generateAppendActions(engine, txnState, files, context)) {
+        actions.forEachRemaining(written::add);
+      } catch (IOException e) {
+        throw new UncheckedIOException("rewriting " + file.path() + " of " + location, e);
+      }
+      synchronized (this) {
+        adds.addAll(written);
+        rowsWritten += Math.max(0, file.rows() - positions.length) + added.size();
       }
     }
 
@@ -532,7 +572,7 @@ public final class DeltaTable {
         lastSeenVersion = Math.max(lastSeenVersion, result.getVersion());
         noteCommitFile(result.getVersion());
         lastCommitStats = pendingStats;
-        runHooks(result, attempt.widensSchema());
+        runHooks(result, attempt.widensSchema(), attempt.base());
         return result.getVersion();
       } catch (MaxCommitRetryLimitReachedException e) {
         // Another writer took the version, or the write failed (and may have landed): either
@@ -630,7 +670,14 @@ public final class DeltaTable {
     return adds;
   }
 
-  private void runHooks(TransactionCommitResult result, boolean widened) {
+  /**
+   * @param base the snapshot the commit was made on; what the hooks may do depends on whether it,
+   *     or the commit's result, has deletion vectors (the handle's own snapshot may already be
+   *     forgotten, as after a metadata commit)
+   */
+  private void runHooks(TransactionCommitResult result, boolean widened, Snapshot base) {
+    boolean deletionVectors = hasDeletionVectorFeature(base)
+        || result.getPostCommitSnapshot().map(DeltaTable::hasDeletionVectorFeature).orElse(false);
     for (PostCommitHook hook : result.getPostCommitHooks()) {
       if (widened && hook.getType() != PostCommitHook.PostCommitHookType.CHECKPOINT) {
         // Kernel computes a version checksum from the metadata it started with, which a
@@ -638,7 +685,7 @@ public final class DeltaTable {
         // a .crc, readers replay the log, which has the new metaData action.
         continue;
       }
-      runHook(engine, hook, location, snapshot != null && hasDeletionVectorFeature(snapshot));
+      runHook(engine, hook, location, deletionVectors);
     }
   }
 

@@ -13,7 +13,6 @@ import io.lakesink.event.Column;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 
@@ -65,14 +64,19 @@ public final class PositionedRowReader {
     throw new IllegalArgumentException("column " + name + " is not in the layout");
   }
 
-  /** A file's live rows (only the wanted columns set) and their positions, in file order. */
-  public record Rows(List<Object[]> rows, long[] positions) {}
+  /** Receives a file's live rows, one at a time, in file order. */
+  @FunctionalInterface
+  public interface RowSink {
+    /** @param row the wanted columns set, the rest null; a new array per row */
+    void accept(Object[] row, long position);
+  }
 
-  public Rows read(TableFile file) {
+  /**
+   * Streams a file's live rows (only the wanted columns set) with their positions, one Parquet
+   * batch in memory at a time: what a merge holds of a file is what it keeps of the rows.
+   */
+  public void forEach(TableFile file, RowSink sink) {
     RoaringBitmapArray deleted = DeletionVectorFile.bitmap(engine, location, file);
-    List<Object[]> rows = new ArrayList<>(file.rows() > 0 && file.rows() < Integer.MAX_VALUE ? (int) file.rows() : 16);
-    long[] positions = new long[Math.max(16, rows.size())];
-    int n = 0;
     long position = 0;
     try (CloseableIterator<ColumnarBatch> batches = engine.getParquetHandler()
         .readParquetFiles(
@@ -93,16 +97,11 @@ public final class PositionedRowReader {
           for (int c = 0; c < vectors.length; c++) {
             row[slots[c]] = DeltaTableReader.value(vectors[c], read.get(c).type(), r);
           }
-          rows.add(row);
-          if (n == positions.length) {
-            positions = Arrays.copyOf(positions, n * 2);
-          }
-          positions[n++] = position;
+          sink.accept(row, position);
         }
       }
     } catch (IOException e) {
       throw new UncheckedIOException("reading " + file.path() + " of " + location, e);
     }
-    return new Rows(rows, Arrays.copyOf(positions, n));
   }
 }

@@ -75,6 +75,7 @@ public final class TableRewrite {
   private final List<Column> columns;
   private final List<TableFile> removed = new ArrayList<>();
   private final List<Row> added = new ArrayList<>();
+  private final List<String> pathsAdded = new ArrayList<>();
   private long bytesAdded;
   /** The data columns as stored in the files, read the same way from every file. */
   private StructType physicalRead;
@@ -198,6 +199,11 @@ public final class TableRewrite {
     return added.size();
   }
 
+  /** The paths of the files written so far. */
+  public List<String> pathsAdded() {
+    return List.copyOf(pathsAdded);
+  }
+
   public long bytesAdded() {
     return bytesAdded;
   }
@@ -213,6 +219,7 @@ public final class TableRewrite {
         AddFile add = AddFile.convertDataFileStatus(
             physical, root, status, partition, false, Map.of(), Optional.empty(), Optional.empty(), Optional.empty());
         added.add(SingleAction.createAddFileSingleAction(add.toRow()));
+        pathsAdded.add(status.getPath());
         bytesAdded += status.getSize();
       }
     } catch (IOException e) {
@@ -267,34 +274,8 @@ public final class TableRewrite {
           ColumnarBatch b = result.getData();
           long first = position[0];
           position[0] += b.getSize();
-          return new FilteredColumnarBatch(b, deleted == null ? Optional.empty() : Optional.of(new Selection(deleted, first, b.getSize())));
+          return new FilteredColumnarBatch(b, deleted == null ? Optional.empty() : Optional.of(new PositionSelection(deleted, first, b.getSize())));
         });
-  }
-
-  /** Selects the rows of a batch starting at {@code first} in its file that {@code deleted} does not hold. */
-  private record Selection(RoaringBitmapArray deleted, long first, int size) implements ColumnVector {
-    @Override
-    public io.delta.kernel.types.DataType getDataType() {
-      return io.delta.kernel.types.BooleanType.BOOLEAN;
-    }
-
-    @Override
-    public int getSize() {
-      return size;
-    }
-
-    @Override
-    public void close() {}
-
-    @Override
-    public boolean isNullAt(int rowId) {
-      return false;
-    }
-
-    @Override
-    public boolean getBoolean(int rowId) {
-      return !deleted.contains(first + rowId);
-    }
   }
 
   /**

@@ -141,25 +141,6 @@ public final class Errors {
         null);
   }
 
-  public static TableFailureException mergeTooLarge(String table, long rows, long capacity, long limitMb, long bytesPerRowInMemory) {
-    return new TableFailureException(
-        "MERGE is supported on a table one merge reads whole, and "
-            + table
-            + " holds "
-            + rows
-            + " rows where one merge holds "
-            + capacity
-            + " ("
-            + limitMb
-            + " MiB at "
-            + bytesPerRowInMemory
-            + " B/row): deliver this subscription as a changelog (mode: changelog), which writes at"
-            + " any size. Raising DELTA_MERGE_SCAN_LIMIT_MB (delivery.merge_scan_limit_mb) widens the"
-            + " limit at the cost of the worker's memory.",
-        null,
-        null);
-  }
-
   public static TableFailureException keyColumnMissing(String table, String column, SourcePosition at) {
     return new TableFailureException(
         "The primary key of table "
@@ -243,10 +224,20 @@ public final class Errors {
             + " the query or the files, or map them in the subscription's column mapping.");
   }
 
-  /** The reason may name a column and a type, never the value. */
-  public static ConfigurationException backfillRowRefused(String table, long row, String reason) {
+  /** A backfill row's place: "line 4 of /data/orders.csv", "row 3 of /data/part-0.parquet" (1-based). */
+  public static String backfillRowPlace(String source, boolean line, long number) {
+    return (line ? "line " : "row ") + number + " of " + source;
+  }
+
+  /**
+   * @param place from {@link #backfillRowPlace}
+   * @param reason may name a column and a type, never the value
+   */
+  public static ConfigurationException backfillRowRefused(String table, String place, String reason) {
+    // A reason that is a whole message of its own (the stream's refusal) ends with its full stop.
+    String why = reason.endsWith(".") ? reason.substring(0, reason.length() - 1) : reason;
     return new ConfigurationException(
-        "Row " + row + " of the backfill source cannot be written into table " + table + ": " + reason
+        "Cannot write " + place + " into table " + table + ": " + why
             + ". Fix the source or the query (or the subscription's column mapping), then run the backfill"
             + " again: it resumes after the last committed batch.");
   }
@@ -269,6 +260,69 @@ public final class Errors {
         + "\nNothing was written. Change the source query or files (names, types, time zones, decimal"
         + " scales) or the subscription's column mapping so both agree, then run the backfill again."
         + " If the rows changed at the source after the stream delivered them, run it with --skip-check.";
+  }
+
+  // --- the Kafka step of `bin/lakesink check`: the configured address, the cause, the key to change.
+  // The reasons passed in come from Kafka's exceptions, scrubbed of the configured secrets by the caller.
+
+  public static String kafkaUnreachable(String bootstrap, List<AddressProblem> problems) {
+    List<String> each = problems.stream().map(Errors::addressProblem).toList();
+    return "No broker of kafka.bootstrap_servers (" + bootstrap + ") can be reached: " + String.join("; ", each)
+        + ". Check kafka.bootstrap_servers (each entry the host:port of a broker listener this machine can reach)"
+        + " and that the brokers are running.";
+  }
+
+  private static String addressProblem(AddressProblem p) {
+    return p.address() + switch (p.kind()) {
+      case MALFORMED -> " is not host:port";
+      case UNKNOWN_HOST -> ": unknown host (the name does not resolve here)";
+      case REFUSED -> ": connection refused (nothing listens on that port)";
+      case NO_ANSWER -> ": no answer within " + p.detail() + " (a wrong address, or a firewall that drops the connection)";
+      case OTHER -> ": " + p.detail();
+    };
+  }
+
+  /**
+   * Connections open, but no Kafka answer: not a Kafka listener, or one expecting another protocol.
+   *
+   * @param unreachable the other configured addresses, which did not even connect
+   */
+  public static String kafkaNoAnswer(
+      String bootstrap, List<String> accepting, List<AddressProblem> unreachable, String securityProtocol, long seconds) {
+    String others = unreachable.isEmpty() ? ""
+        : " (only " + String.join(",", accepting) + "; " + String.join("; ", unreachable.stream().map(Errors::addressProblem).toList()) + ")";
+    return "Kafka at " + bootstrap + " accepts connections" + others + " but gave no answer within " + seconds + " s."
+        + " Check that kafka.bootstrap_servers names a Kafka listener, that kafka.properties' security.protocol (now "
+        + securityProtocol + ") is what that listener expects, and that the brokers' advertised listeners can be reached"
+        + " from this machine.";
+  }
+
+  public static String kafkaTlsFailed(String bootstrap, String reason) {
+    return "The TLS handshake with Kafka at " + bootstrap + " failed (" + reason + "). Check kafka.properties:"
+        + " security.protocol (SSL or SASL_SSL only where the listener speaks TLS) and ssl.truststore.location,"
+        + " which must hold the CA that signed the brokers' certificates.";
+  }
+
+  /** Never the credentials: only the mechanism, and the broker's reason. */
+  public static String kafkaAuthenticationFailed(String bootstrap, String mechanism, String reason) {
+    return "Kafka at " + bootstrap + " refused lakesink's authentication (" + reason + "). Check kafka.properties:"
+        + " sasl.mechanism (now " + mechanism + ") and the user name and password in sasl.jaas.config.";
+  }
+
+  public static String kafkaNotAuthorized(String bootstrap, String reason) {
+    return "Kafka at " + bootstrap + " does not let lakesink's user list the topics (" + reason + "). Grant it"
+        + " Describe on the subscribed topics (and Read on them and on its consumer group), or check the user in"
+        + " kafka.properties' sasl.jaas.config.";
+  }
+
+  /** A failure the check cannot explain further: Kafka's own words. */
+  public static String kafkaCheckFailed(String bootstrap, String reason) {
+    return "Kafka at " + bootstrap + " could not list the topics (" + reason + "). Check kafka.bootstrap_servers and"
+        + " kafka.properties.";
+  }
+
+  public static String kafkaTopicsMissing(List<String> topics) {
+    return "topics not found: " + topics + " (check the subscriptions' topic names and the ACLs)";
   }
 
   public static ConfigurationException missing(String key, String what) {
@@ -350,6 +404,17 @@ public final class Errors {
     return "Merges into " + table + " rewrite far more rows than they receive (last: " + rewritten + " rows rewritten for "
         + received + " changes): the declared primary key may be wrong, or the table is not clustered on it."
         + " Check primary_key on the subscription, and run 'lakesink maintain --table " + table + " --optimize'.";
+  }
+
+  /**
+   * Optimizations of a table keep losing to commits of another writer (not this worker's
+   * delivery, which waits for them): the table's file count grows until they win.
+   */
+  public static String optimizeKeepsGivingUp(String table, int times, int files) {
+    return "Optimize of " + table + " gave up " + times + " times in a row: another writer (a second worker, delta-spark,"
+        + " a backfill) keeps changing the files it rewrites" + (files >= 0 ? ", and the table holds " + files + " files" : "")
+        + ". It is tried again with a smaller scope; if this stays, make sure one worker delivers to the table, or run"
+        + " 'lakesink maintain --table " + table + " --optimize' while the other writer is idle.";
   }
 
   /**

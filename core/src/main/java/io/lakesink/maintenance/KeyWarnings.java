@@ -14,7 +14,8 @@ import org.slf4j.LoggerFactory;
  * Signs that a MERGE table's declared primary key is wrong, logged once and shown in
  * {@code /status} until they clear: a key column that holds one value across the table, and
  * merges that keep rewriting most of a table many times bigger than the batch. Either makes
- * every batch rewrite most of the table.
+ * every batch rewrite most of the table. Maintenance adds its own here too (an optimization that
+ * keeps losing to another writer): the table's one list of warnings.
  */
 public final class KeyWarnings {
   private static final Logger log = LoggerFactory.getLogger(KeyWarnings.class);
@@ -66,6 +67,15 @@ public final class KeyWarnings {
         warnings.remove(id);
       }
     }
+  }
+
+  /** Another warning about the table (maintenance's), under its own id. */
+  synchronized void warn(String id, String warning) {
+    put(id, warning);
+  }
+
+  synchronized void clear(String id) {
+    warnings.remove(id);
   }
 
   /** Shown with its latest figures; logged once, when it appears. */

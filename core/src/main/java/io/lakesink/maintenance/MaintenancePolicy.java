@@ -6,7 +6,8 @@ import java.util.concurrent.Executors;
 /**
  * Whether the worker maintains its tables by itself, with which settings, and on which thread.
  * Maintenance runs beside delivery, never on the thread that polls Kafka: an optimization of a
- * big table takes minutes, and a delivery commit racing it wins (see {@link TableMaintenance}).
+ * big table takes minutes, in steps of bounded input; a step of a MERGE table holds that table's
+ * delivery, other tables keep flowing (see {@link MaintenanceRunner}).
  */
 public record MaintenancePolicy(boolean enabled, MaintenanceSettings settings, Executor executor) {
   /**
@@ -22,4 +23,8 @@ public record MaintenancePolicy(boolean enabled, MaintenanceSettings settings, E
 
   public static final MaintenancePolicy DEFAULT = new MaintenancePolicy(true, MaintenanceSettings.DEFAULT, MAINTENANCE_THREAD);
   public static final MaintenancePolicy OFF = new MaintenancePolicy(false, MaintenanceSettings.DEFAULT, MAINTENANCE_THREAD);
+
+  public MaintenancePolicy withSettings(MaintenanceSettings newSettings) {
+    return new MaintenancePolicy(enabled, newSettings, executor);
+  }
 }

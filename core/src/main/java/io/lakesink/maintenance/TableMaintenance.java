@@ -11,11 +11,13 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
@@ -60,49 +62,178 @@ public final class TableMaintenance {
     return files.size();
   }
 
-  /** Compacts small files into files of about the target size in one OPTIMIZE commit. */
+  /**
+   * Compacts small files into files of about the target size (a MERGE table: clusters it on its
+   * key), in as many OPTIMIZE commits of at most {@link MaintenanceSettings#stepBytes} as it
+   * takes; stops at the first step that gives up.
+   */
   public OptimizeResult optimize(boolean dryRun) {
-    table.refresh();
-    if (!table.exists()) {
-      return new OptimizeResult(name, new FileSizes(0, 0), new FileSizes(0, 0), 0, 0, OptionalLong.empty(), dryRun, false);
+    Optimization run = startOptimization();
+    OptimizeResult result = dryRun ? run.plan() : run.step(settings.stepBytes());
+    while (!dryRun && result.more() && result.committed()) {
+      result = result.then(run.step(settings.stepBytes()));
     }
-    boolean clustered = clusters();
+    return result;
+  }
+
+  /**
+   * An optimization done step by step: each {@link Optimization#step} plans on the latest log and
+   * commits at most its budget of input. Files an earlier step of it wrote are not taken again,
+   * so it ends after at most as many steps as the table had files to rewrite.
+   */
+  public Optimization startOptimization() {
+    return new Optimization();
+  }
+
+  /** One optimization of the table, in steps; see {@link #startOptimization}. */
+  public final class Optimization {
+    private final Set<String> written = new HashSet<>();
+
+    private Optimization() {}
+
+    /** Rewrites and commits the next files, at most {@code budgetBytes} of them (at least one group). */
+    public OptimizeResult step(long budgetBytes) {
+      table.refresh();
+      if (!table.exists()) {
+        return nothing(new FileSizes(0, 0), false);
+      }
+      boolean clustered = clusters();
+      TableRewrite rewrite = TableRewrite.begin(table, operationParameters(clustered));
+      FileSizes before = FileSizes.of(rewrite.files());
+      Step step = planStep(rewrite.files(), written, budgetBytes, clustered);
+      if (step.groups().isEmpty()) {
+        return nothing(before, false);
+      }
+      long inputs = step.files();
+      long inputBytes = step.bytes();
+      if (clustered) {
+        cluster(rewrite, step.groups().get(0));
+      } else {
+        compact(rewrite, step.groups());
+      }
+      Map<String, String> metrics = new LinkedHashMap<>();
+      metrics.put("numRemovedFiles", String.valueOf(inputs));
+      metrics.put("numRemovedBytes", String.valueOf(inputBytes));
+      metrics.put("numAddedFiles", String.valueOf(rewrite.filesAdded()));
+      metrics.put("numAddedBytes", String.valueOf(rewrite.bytesAdded()));
+      metrics.put("numBatches", String.valueOf(step.groups().size()));
+      OptionalLong version = rewrite.commit(metrics);
+      table.refresh();
+      rewrite.pathsAdded().forEach(p -> written.add(fileName(p)));
+      FileSizes after = version.isPresent() ? before.minus(inputs, inputBytes).plus(rewrite.filesAdded(), rewrite.bytesAdded()) : before;
+      return new OptimizeResult(name, before, after, inputs, rewrite.filesAdded(), version, false, version.isEmpty(),
+          version.isPresent() && step.more());
+    }
+
+    /** What the whole optimization would rewrite, planned on the latest log; writes nothing. */
+    OptimizeResult plan() {
+      table.refresh();
+      if (!table.exists()) {
+        return nothing(new FileSizes(0, 0), true);
+      }
+      boolean clustered = clusters();
+      List<TableFile> files = table.files();
+      FileSizes before = FileSizes.of(files);
+      Set<String> planned = new HashSet<>();
+      long inputs = 0;
+      long inputBytes = 0;
+      long outputs = 0;
+      for (Step step = planStep(files, planned, settings.stepBytes(), clustered); !step.groups().isEmpty();
+          step = step.more() ? planStep(files, planned, settings.stepBytes(), clustered) : Step.NONE) {
+        inputs += step.files();
+        inputBytes += step.bytes();
+        outputs += clustered ? outputFiles(step.bytes()) : step.groups().size();
+        step.groups().forEach(g -> g.forEach(f -> planned.add(fileName(f.path()))));
+      }
+      if (inputs == 0) {
+        return nothing(before, true);
+      }
+      return new OptimizeResult(name, before, before.minus(inputs, inputBytes).plus(outputs, inputBytes), inputs, outputs,
+          OptionalLong.empty(), true, false, false);
+    }
+
+    private OptimizeResult nothing(FileSizes before, boolean dryRun) {
+      return new OptimizeResult(name, before, before, 0, 0, OptionalLong.empty(), dryRun, false, false);
+    }
+  }
+
+  private Map<String, String> operationParameters(boolean clustered) {
     Map<String, String> parameters = new LinkedHashMap<>();
     parameters.put("predicate", "[]");
     parameters.put("zOrderBy", clustered ? keyColumns.stream().map(k -> "\"" + k + "\"").collect(Collectors.joining(",", "[", "]")) : "[]");
-    TableRewrite rewrite = TableRewrite.begin(table, parameters);
-    FileSizes before = FileSizes.of(rewrite.files());
-    List<List<TableFile>> groups = clustered ? clusterGroup(rewrite) : bins(rewrite.files());
-    long inputs = groups.stream().mapToLong(List::size).sum();
-    long inputBytes = groups.stream().flatMap(List::stream).mapToLong(TableFile::size).sum();
-    if (groups.isEmpty()) {
-      return new OptimizeResult(name, before, before, 0, 0, OptionalLong.empty(), dryRun, false);
+    return parameters;
+  }
+
+  /**
+   * The groups one step rewrites: each group's rows are written out together (a compacted bin; the
+   * one clustered group).
+   */
+  record Step(List<List<TableFile>> groups, boolean more) {
+    static final Step NONE = new Step(List.of(), false);
+
+    long files() {
+      return groups.stream().mapToLong(List::size).sum();
     }
-    if (dryRun) {
-      long outputs = clustered ? outputFiles(inputBytes) : groups.size();
-      return new OptimizeResult(name, before, before.minus(inputs, inputBytes).plus(outputs, inputBytes), inputs, outputs,
-          OptionalLong.empty(), true, false);
+
+    long bytes() {
+      return groups.stream().flatMap(List::stream).mapToLong(TableFile::size).sum();
     }
-    if (clustered) {
-      cluster(rewrite, groups.get(0));
-    } else {
-      for (int i = 0; i < groups.size(); i++) {
-        List<TableFile> bin = groups.get(i);
-        rewrite.copy(bin);
-        progress.accept(String.format("%s: compacted %d of %d: %d files, %d bytes%s", name, i + 1, groups.size(), bin.size(),
-            bin.stream().mapToLong(TableFile::size).sum(), bin.get(0).partitionValues().isEmpty() ? "" : " in " + bin.get(0).partitionValues()));
+  }
+
+  /**
+   * Plans one step over the table's {@code files}, leaving out those in {@code done} (written or
+   * planned by an earlier step): compacted bins up to the budget; for a clustered table, the
+   * whole table when it fits in one clustering step, else the files that need it (small, purging,
+   * oversized) in key order up to the clustering budget. Clean files of a large table are left as
+   * they are: no step rewrites more than its budget.
+   */
+  Step planStep(List<TableFile> files, Set<String> done, long budgetBytes, boolean clustered) {
+    List<TableFile> open = files.stream().filter(f -> !done.contains(fileName(f.path()))).toList();
+    if (!clustered) {
+      return upTo(bins(open), budgetBytes);
+    }
+    long clusterBudget = Math.min(budgetBytes, settings.clusterStepBytes());
+    if (done.isEmpty() && files.stream().mapToLong(TableFile::size).sum() <= clusterBudget) {
+      return new Step(clusterGroup(files), false);
+    }
+    long target = settings.targetFileBytes();
+    List<TableFile> candidates = new ArrayList<>(open.stream()
+        .filter(f -> f.size() < target / 2 || purges(f) || f.size() > target + target / 2).toList());
+    String key = keyColumns.get(0);
+    candidates.sort(Comparator.comparing(f -> f.min().get(key), Comparator.nullsFirst(ClusterOrder::compare)));
+    Step step = upTo(candidates.stream().map(List::of).toList(), clusterBudget);
+    List<TableFile> group = step.groups().stream().flatMap(List::stream).toList();
+    boolean worthIt = group.size() > 1 || group.stream().anyMatch(f -> purges(f) || f.size() > target + target / 2);
+    return worthIt ? new Step(List.of(group), step.more()) : Step.NONE;
+  }
+
+  /** A data file's name, unique in its table (the log and the writer may spell the directory differently). */
+  private static String fileName(String path) {
+    return path.substring(path.lastIndexOf('/') + 1);
+  }
+
+  /** The first groups whose bytes stay within the budget (the first group always). */
+  private static Step upTo(List<List<TableFile>> groups, long budgetBytes) {
+    List<List<TableFile>> taken = new ArrayList<>();
+    long bytes = 0;
+    for (List<TableFile> g : groups) {
+      long size = g.stream().mapToLong(TableFile::size).sum();
+      if (!taken.isEmpty() && bytes + size > budgetBytes) {
+        return new Step(taken, true);
       }
+      taken.add(g);
+      bytes += size;
     }
-    Map<String, String> metrics = new LinkedHashMap<>();
-    metrics.put("numRemovedFiles", String.valueOf(inputs));
-    metrics.put("numRemovedBytes", String.valueOf(inputBytes));
-    metrics.put("numAddedFiles", String.valueOf(rewrite.filesAdded()));
-    metrics.put("numAddedBytes", String.valueOf(rewrite.bytesAdded()));
-    metrics.put("numBatches", String.valueOf(groups.size()));
-    OptionalLong version = rewrite.commit(metrics);
-    table.refresh();
-    FileSizes after = version.isPresent() ? before.minus(inputs, inputBytes).plus(rewrite.filesAdded(), rewrite.bytesAdded()) : before;
-    return new OptimizeResult(name, before, after, inputs, rewrite.filesAdded(), version, false, version.isEmpty());
+    return new Step(taken, false);
+  }
+
+  private void compact(TableRewrite rewrite, List<List<TableFile>> bins) {
+    for (int i = 0; i < bins.size(); i++) {
+      List<TableFile> bin = bins.get(i);
+      rewrite.copy(bin);
+      progress.accept(String.format("%s: compacted %d of %d: %d files, %d bytes%s", name, i + 1, bins.size(), bin.size(),
+          bin.stream().mapToLong(TableFile::size).sum(), bin.get(0).partitionValues().isEmpty() ? "" : " in " + bin.get(0).partitionValues()));
+    }
   }
 
   /** A MERGE table with its key configured and present (and no partitions) is clustered on it. */
@@ -164,8 +295,7 @@ public final class TableMaintenance {
    * its own files are at most the target, so they may grow by half through merges' inserts
    * before the table is clustered again); else none.
    */
-  private List<List<TableFile>> clusterGroup(TableRewrite rewrite) {
-    List<TableFile> files = rewrite.files();
+  private List<List<TableFile>> clusterGroup(List<TableFile> files) {
     long target = settings.targetFileBytes();
     long small = files.stream().filter(f -> f.size() < target / 2).count();
     boolean oversized = files.stream().anyMatch(f -> f.size() > target + target / 2);

@@ -35,9 +35,8 @@ import org.slf4j.LoggerFactory;
  * {@code c}/{@code u}/{@code r} (or no operation) update or insert the row, {@code d} removes it,
  * {@code t} removes every row ranked below it ({@link Truncations}).
  * Each record is keyed on the primary key, else on its own record key ({@link RecordKeys}). A
- * table past what
- * one merge can hold is refused before anything is read ({@link MergeSizeLimit}). The rows of an
- * initial snapshot are staged and published together.
+ * merge streams the files it reads ({@link TableMerge}), so a table of any size merges within the
+ * same memory. The rows of an initial snapshot are staged and published together.
  */
 public final class MergeDelivery extends BufferedDelivery {
   private static final Logger log = LoggerFactory.getLogger(MergeDelivery.class);
@@ -180,14 +179,11 @@ public final class MergeDelivery extends BufferedDelivery {
    */
   private TableMerge mergeInto(RowLayout layout, MergeBatch batch, DeltaTable.PendingWrite pending, ChangeOrder cut) {
     List<TableFile> files = table.files();
-    MergeSizeLimit.check(tableName(), files, settings.scanLimitBytes());
     if (files.isEmpty()) {
-      return TableMerge.merge(null, pending, files, layout, batch, deletedKeys, cut);
+      return TableMerge.merge(null, pending, files, layout, batch, deletedKeys, false, cut);
     }
-    TableMerge merge = table.deletionVectorsEnabled()
-        ? TableMerge.mergeWithDeletionVectors(table.positionedReader(layout.columns(), TableMerge.columnsRead(batch)),
-            pending, files, layout, batch, deletedKeys, cut)
-        : TableMerge.merge(table.rowReader(layout.columns()), pending, files, layout, batch, deletedKeys, cut);
+    TableMerge merge = TableMerge.merge(table.positionedReader(layout.columns(), TableMerge.columnsRead(batch)), pending,
+        files, layout, batch, deletedKeys, table.deletionVectorsEnabled(), cut);
     log.debug("Merge into {}: {} files, {} read, {} rewritten ({} rows, {} bytes), {} with rows deleted by deletion vectors"
             + " ({} rows), {} rows written", tableName(), files.size(), merge.filesRead, merge.rewritten.size(),
         merge.rowsRewritten, merge.bytesRewritten, merge.filesWithDeletes, merge.rowsDeleted, merge.rows.size());

@@ -5,7 +5,10 @@ import java.time.Duration;
 /**
  * Tuning of MERGE delivery.
  *
- * @param scanLimitBytes what one merge may hold in memory ({@code DELTA_MERGE_SCAN_LIMIT_MB})
+ * @param scanLimitBytes the memory the rows of a MERGE table's maintenance may take ({@code
+ *     delivery.merge_scan_limit_mb}): a clustering step rewrites at most this over the 20 times a
+ *     row takes in memory. A merge itself streams the files it reads, whatever their size
+ *     (docs/merge.md)
  * @param snapshotIdle an initial snapshot is published after this long without new rows
  * @param snapshotMaxRows … or every this many rows
  * @param deletionVectors which MERGE tables get deletion vectors (docs/merge.md)

@@ -3,7 +3,6 @@ package io.lakesink.merge;
 import io.lakesink.changelog.ChangelogColumns;
 import io.lakesink.delivery.RowLayout;
 import io.lakesink.delta.DeltaTable.PendingWrite;
-import io.lakesink.delta.FileRowReader;
 import io.lakesink.delta.PositionedRowReader;
 import io.lakesink.delta.TableFile;
 import io.lakesink.event.ChangeEvent;
@@ -26,22 +25,22 @@ import java.util.Set;
  * What one batch does to the table: the files it rewrote (already written), the rows of keys the
  * table does not hold, plus the deletes to remember once committed.
  *
- * <p>A keyed batch is merged with deletion vectors when the table has them ({@link
- * #mergeWithDeletionVectors}: the replaced rows are deleted by position, the changed rows written
- * with the inserts), else copy-on-write, file by file: each file that may hold a batch key is
- * read, merged and, when a change applies to one of its rows, written again at once, sorted by
- * the key, before the next file is read; so a merge holds one file's rows per lane ({@link
- * ParallelFiles}), not the table's. A change applies when it ranks at or above the stored row
+ * <p>A keyed batch is merged file by file ({@link #merge}), on a few lanes ({@link
+ * ParallelFiles}): the key and ordering columns of each file that may hold a batch key are
+ * streamed, the rows a change replaces are found by position and deleted with a deletion vector
+ * when the table has them, else the file is copied without them (copy-on-write, streamed as
+ * well). A change applies when it ranks at or above the stored row
  * ({@link ChangeOrder}): a row written by a later change stays, whatever order the changes arrive
  * in. A change of a key the table does not hold is inserted, unless a later delete of that key
  * was applied before ({@link DeletedKeys}); the inserts go to a file of their own, sorted too.
  *
  * <p>A batch with a truncate ({@code cut}) reads every file: each stored row ranked below the
- * truncate goes, with the file when none of its rows stays; the batch (only its changes ranked
- * above the truncate, {@link Truncations}) is merged into what is left, in the same commit.
+ * truncate goes, with the file when none of its rows stays ({@link PendingWrite#removeWhole}); the
+ * batch (only its changes ranked above the truncate, {@link Truncations}) is merged into what is
+ * left, in the same commit.
  */
 final class TableMerge {
-  /** Files merged at once: this machine's cores, up to two (each lane holds one file's rows). */
+  /** Files merged at once: this machine's cores, up to two (each lane holds a Parquet batch of its file). */
   static final int LANES = Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors()));
 
   /** Rows to write besides the rewritten files: inserts (sorted by key), or an append-only batch. */
@@ -70,84 +69,70 @@ final class TableMerge {
   }
 
   /**
-   * @param files the table's files, already checked against the size limit
-   * @param reader reads a file into rows laid out as {@code layout}
-   * @param out where the rewritten files are written, as each is merged
-   */
-  static TableMerge merge(
-      FileRowReader reader, PendingWrite out, List<TableFile> files, RowLayout layout, MergeBatch batch, DeletedKeys deleted,
-      ChangeOrder cut) {
-    TableMerge m = new TableMerge();
-    Comparator<Object[]> order = order(batch);
-    Ranks ranks = new Ranks(layout, cut);
-    List<TableFile> candidates = candidates(files, layout, batch, cut);
-    List<FileMerge> merged = ParallelFiles.map(candidates, LANES, file -> {
-      FileMerge f = FileMerge.of(file, reader.read(file), batch, ranks);
-      if (f.touched && f.kept.isEmpty() && cut != null) {
-        out.removeWhole(file); // a truncate left none of its rows: nothing to write back
-        f.touched = false;
-        f.emptied = true;
-      } else if (f.touched) {
-        f.kept.sort(order); // usually nearly sorted already: the file was written sorted
-        out.write(f.kept);
-      }
-      f.kept = null; // written: only the rows of the files being merged stay reachable
-      return f;
-    });
-    Set<RowKey> found = new HashSet<>();
-    for (FileMerge f : merged) {
-      m.filesRead++;
-      found.addAll(f.found);
-      if (f.emptied) {
-        m.deletes.putAll(f.deletes);
-      } else if (f.touched) {
-        m.rewritten.add(f.file);
-        m.rowsRewritten += Math.max(0, f.file.rows());
-        m.bytesRewritten += f.file.size();
-        m.deletes.putAll(f.deletes);
-        m.written.addAll(f.written);
-      }
-    }
-    m.insertMissing(batch, found, deleted, order);
-    return m;
-  }
-
-  /**
-   * Merges the batch with deletion vectors: of each file that may hold a batch key only the key
-   * and ordering columns are read, the rows a change replaces or deletes are deleted by position
-   * ({@link PendingWrite#deleteRows}, on top of the file's current vector), and the changed rows
-   * go to the new file with the inserts. No file is rewritten.
+   * Merges the batch into the table's files: of each file that may hold a batch key only the key
+   * and ordering columns are read, streamed, and the rows a change replaces or deletes are found
+   * by position. With deletion vectors ({@code vectors}) those positions are deleted by the
+   * file's new vector ({@link PendingWrite#deleteRows}, on top of its current one), and the
+   * changed rows go to the new file with the inserts; without, the file is copied without them,
+   * streamed too, with the changed rows of its keys at its end ({@link PendingWrite#rewrite}),
+   * and the commit removes it. So a merge holds one Parquet batch per lane of the files it reads,
+   * the batch, and what the batch's keys found, whatever the size of the table or of its files.
    *
    * @param reader reads the key and ordering columns ({@link #columnsRead}) with row positions
+   * @param cut the batch's truncate: every stored row ranked below it goes; null without one
    */
-  static TableMerge mergeWithDeletionVectors(
+  static TableMerge merge(
       PositionedRowReader reader, PendingWrite out, List<TableFile> files, RowLayout layout, MergeBatch batch,
-      DeletedKeys deleted, ChangeOrder cut) {
+      DeletedKeys deleted, boolean vectors, ChangeOrder cut) {
     TableMerge m = new TableMerge();
     Comparator<Object[]> order = order(batch);
     Ranks ranks = new Ranks(layout, cut);
-    List<TableFile> candidates = candidates(files, layout, batch, cut);
-    List<FileDeletes> merged = ParallelFiles.map(candidates, LANES, file -> FileDeletes.of(file, reader.read(file), batch, ranks));
+    // A truncate may remove rows of any file; else only files that may hold a batch key are read.
+    List<TableFile> candidates = cut != null ? files : FilePruning.candidates(files, keysByColumns(layout, batch));
+    // Each change is written once, however many stored rows it replaced (a key held twice, or
+    // key columns that changed): copy-on-write, into the rewrite of the first file that claims it.
+    Set<MergeBatch.Change> claimed = Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
+    List<FileDeletes> merged = ParallelFiles.map(candidates, LANES, file -> {
+      FileDeletes f = FileDeletes.of(file, reader, batch, ranks);
+      if (f.emptied()) {
+        out.removeWhole(file); // a truncate left none of its rows: nothing to copy or delete by vector
+      } else if (f.positions.length > 0 && !vectors) {
+        // On this lane: streamed as the read was. The changed rows have the keys of rows the file
+        // held, so the file keeps its key range and later merges still skip it.
+        List<Object[]> changedHere = new ArrayList<>();
+        f.upserts.stream().filter(claimed::add).forEach(c -> changedHere.add(c.row()));
+        changedHere.sort(order);
+        out.rewrite(file, f.positions, changedHere);
+      }
+      return f;
+    });
     Set<RowKey> found = new HashSet<>();
     Set<MergeBatch.Change> changed = Collections.newSetFromMap(new IdentityHashMap<>());
     for (FileDeletes f : merged) {
       m.filesRead++;
       found.addAll(f.found);
-      if (cut != null && f.positions.length > 0 && f.positions.length == f.liveRows) {
-        out.removeWhole(f.file); // a truncate left none of its rows: the file goes, no vector needed
+      if (f.emptied()) {
         m.deletes.putAll(f.deletes);
         m.written.addAll(f.written);
-        changed.addAll(f.upserts);
+        changed.addAll(f.upserts); // written to the new file: no rewrite claimed them
       } else if (f.positions.length > 0) {
-        out.deleteRows(f.file, f.positions);
-        m.filesWithDeletes++;
-        m.rowsDeleted += f.positions.length;
+        if (vectors) {
+          out.deleteRows(f.file, f.positions);
+          m.filesWithDeletes++;
+          m.rowsDeleted += f.positions.length;
+        } else {
+          m.rewritten.add(f.file);
+          m.rowsRewritten += Math.max(0, f.file.rows());
+          m.bytesRewritten += f.file.size();
+        }
         m.deletes.putAll(f.deletes);
         m.written.addAll(f.written);
         changed.addAll(f.upserts);
       }
     }
-    // Each change once, however many stored rows it replaced (a key held twice, or key columns that changed).
+    // With deletion vectors the changed rows go to the new file, each once; copy-on-write wrote
+    // them into the rewrites already.
+    changed.removeAll(claimed);
     changed.forEach(c -> m.rows.add(c.row()));
     m.insertMissing(batch, found, deleted, order);
     return m;
@@ -159,11 +144,6 @@ final class TableMerge {
     batch.keyColumns().forEach(k -> names.addAll(k.names()));
     names.addAll(List.of(ChangelogColumns.TS_MS, ChangelogColumns.PARTITION, ChangelogColumns.OFFSET));
     return List.copyOf(names);
-  }
-
-  /** Every file, when a truncate may remove rows of any; else those that may hold a batch key. */
-  private static List<TableFile> candidates(List<TableFile> files, RowLayout layout, MergeBatch batch, ChangeOrder cut) {
-    return cut != null ? files : FilePruning.candidates(files, keysByColumns(layout, batch));
   }
 
   /** Rows sorted by the batch's first key; a batch without one (a truncate alone) has nothing to sort. */
@@ -190,88 +170,54 @@ final class TableMerge {
     final Set<RowKey> written = new HashSet<>();
     final List<MergeBatch.Change> upserts = new ArrayList<>();
     long[] positions;
-    int liveRows;
+    /** The file's live rows read, and how many of them a truncate removes. */
+    long liveRows;
+    long truncated;
 
     private FileDeletes(TableFile file) {
       this.file = file;
     }
 
-    static FileDeletes of(TableFile file, PositionedRowReader.Rows stored, MergeBatch batch, Ranks ranks) {
+    /** Whether a truncate removed every live row of the file: it goes whole. */
+    boolean emptied() {
+      return truncated > 0 && positions.length == liveRows;
+    }
+
+    static FileDeletes of(TableFile file, PositionedRowReader reader, MergeBatch batch, Ranks ranks) {
       FileDeletes f = new FileDeletes(file);
-      f.liveRows = stored.rows().size();
-      long[] positions = new long[16];
-      int n = 0;
-      for (int i = 0; i < stored.rows().size(); i++) {
-        Object[] row = stored.rows().get(i);
+      long[][] positions = {new long[16]};
+      int[] n = {0};
+      reader.forEach(file, (row, position) -> {
+        f.liveRows++;
         if (ranks.truncated(row)) {
-          if (n == positions.length) {
-            positions = Arrays.copyOf(positions, n * 2);
+          f.truncated++;
+          if (n[0] == positions[0].length) {
+            positions[0] = Arrays.copyOf(positions[0], n[0] * 2);
           }
-          positions[n++] = stored.positions()[i]; // its key is not found: a batch change inserts it
-          continue;
+          positions[0][n[0]++] = position; // its key is not found: a batch change of it is inserted
+          return;
         }
         List<RowKey> keys = batch.keysOf(row);
         if (keys.isEmpty()) {
-          continue;
+          return;
         }
         f.found.addAll(keys);
         MergeBatch.Change change = batch.latestOf(keys);
         if (ranks.of(row).isAfter(change.order())) {
-          continue; // written by a later change than the batch's
+          return; // written by a later change than the batch's
         }
-        if (n == positions.length) {
-          positions = Arrays.copyOf(positions, n * 2);
+        if (n[0] == positions[0].length) {
+          positions[0] = Arrays.copyOf(positions[0], n[0] * 2);
         }
-        positions[n++] = stored.positions()[i];
+        positions[0][n[0]++] = position;
         if (change.deletes()) {
           keys.forEach(k -> f.deletes.put(k, change.order()));
         } else {
           f.upserts.add(change);
           f.written.addAll(keys);
         }
-      }
-      f.positions = Arrays.copyOf(positions, n);
-      return f;
-    }
-  }
-
-  /** One file merged with the batch: the rows to write back if a change applied to one. */
-  private static final class FileMerge {
-    final TableFile file;
-    List<Object[]> kept;
-    final Set<RowKey> found = new HashSet<>();
-    final Map<RowKey, ChangeOrder> deletes = new LinkedHashMap<>();
-    final Set<RowKey> written = new HashSet<>();
-    boolean touched;
-    /** A truncate removed every row: the file is removed whole, nothing is written back. */
-    boolean emptied;
-
-    private FileMerge(TableFile file, List<Object[]> kept) {
-      this.file = file;
-      this.kept = kept;
-    }
-
-    static FileMerge of(TableFile file, List<Object[]> stored, MergeBatch batch, Ranks ranks) {
-      FileMerge f = new FileMerge(file, new ArrayList<>(stored.size() + 16));
-      for (Object[] row : stored) {
-        if (ranks.truncated(row)) {
-          f.touched = true; // written back without it; its key is not found: a batch change inserts it
-          continue;
-        }
-        List<RowKey> keys = batch.keysOf(row);
-        if (keys.isEmpty()) {
-          f.kept.add(row); // not in the batch
-          continue;
-        }
-        f.found.addAll(keys);
-        MergeBatch.Change change = batch.latestOf(keys);
-        if (ranks.of(row).isAfter(change.order())) {
-          f.kept.add(row); // written by a later change than the batch's
-          continue;
-        }
-        f.touched = true;
-        applied(keys, change, f.kept, f.deletes, f.written);
-      }
+      });
+      f.positions = Arrays.copyOf(positions[0], n[0]);
       return f;
     }
   }

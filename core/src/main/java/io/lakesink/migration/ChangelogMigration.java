@@ -145,8 +145,7 @@ public final class ChangelogMigration {
     long copied = 0;
     try {
       DeltaTable.PendingWrite write = changelog.begin(request);
-      // One file's rows in memory at a time: the way out for a MERGE table past the size limit
-      // must not need the memory that limit protects.
+      // One file's rows in memory at a time, whatever the size of the MERGE table.
       for (TableFile file : merged.files()) {
         List<Object[]> batch = new ArrayList<>();
         for (Map<String, Object> row : merged.read(file)) {

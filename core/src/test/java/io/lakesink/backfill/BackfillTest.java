@@ -229,7 +229,7 @@ class BackfillTest {
     ListSource tooBig = new ListSource(List.of(new SourceRow(text, new Object[] {"3", "2026-02-03", "99999999999"})));
     ConfigurationException e = assertThrows(ConfigurationException.class, () -> new Backfill(s, table, tooBig,
         new Backfill.Settings("c", 10, false, true), BackfillProgress.NONE, Clock.systemUTC()).run());
-    assertTrue(e.getMessage().contains("Row 0 of the backfill source") && e.getMessage().contains("column amount"), e.getMessage());
+    assertTrue(e.getMessage().contains("Cannot write row 1 of the backfill source into table") && e.getMessage().contains("column amount"), e.getMessage());
     assertFalse(e.getMessage().contains("99999999999"), "values stay out of messages: " + e.getMessage());
   }
 

@@ -41,6 +41,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.io.TempDir;
 
 class MergeDeliveryTest {
@@ -104,28 +106,51 @@ class MergeDeliveryTest {
     assertTrue(rows.stream().noneMatch(r -> r.get("id").equals(130L)), "deleted rows leave no trace");
   }
 
+  /** A streamed rewrite writes the batch's wider schema: the file's rows get null in the new column. */
   @Test
-  void aTablePastTheSizeLimitIsRefusedBeforeAnythingIsReadAndQuarantined() {
-    MergeDelivery first = delivery(List.of("id"), MergeSettings.DEFAULT);
+  void aCopyOnWriteRewriteOfABatchThatAddsAColumnWritesItNullForTheFilesRows() {
+    MergeDelivery d = delivery(List.of("id"), MergeSettings.DEFAULT.withDeletionVectors(MergeSettings.DeletionVectors.NONE));
+    for (long id = 0; id < 20; id++) {
+      d.accept(event("t", 0, id, Operation.CREATE, 1L, row("id", id, "v", "a")));
+    }
+    d.flush();
+    d.accept(event("t", 0, 20, Operation.UPDATE, 2L, row("id", 5L, "v", "b", "extra", "new")));
+    d.flush();
+
+    DeltaTable t = table();
+    assertEquals(1, t.files().size(), "the one file rewritten with the changed row");
+    List<Map<String, Object>> rows = DeltaTableReader.readAll(t);
+    assertEquals(20, rows.size());
+    Map<String, Object> changed = rows.stream().filter(r -> r.get("id").equals(5L)).findFirst().orElseThrow();
+    assertEquals("b", changed.get("v"));
+    assertEquals("new", changed.get("extra"));
+    assertTrue(rows.stream().filter(r -> !r.get("id").equals(5L)).allMatch(r -> r.get("extra") == null && "a".equals(r.get("v"))));
+  }
+
+  /**
+   * A merge once estimated the whole table and refused it past {@code merge_scan_limit_mb}; it
+   * now streams the files it reads, so a table of any size merges, whatever the setting.
+   */
+  @ParameterizedTest
+  @EnumSource(value = MergeSettings.DeletionVectors.class, names = {"NEW_TABLES", "NONE"})
+  void aTableFarPastWhatTheOldWholeTableEstimateAllowedIsMerged(MergeSettings.DeletionVectors vectors) {
+    MergeDelivery first = delivery(List.of("id"), MergeSettings.DEFAULT.withDeletionVectors(vectors));
     for (long id = 0; id < 200; id++) {
       first.accept(event("t", 0, id, Operation.CREATE, 1L, row("id", id, "v", "some text")));
     }
     first.flush();
-    long version = table().version();
-    MergeDelivery limited = delivery(List.of("id"), MergeSettings.DEFAULT.withScanLimitMb(0));
+    MergeDelivery limited = delivery(List.of("id"), MergeSettings.DEFAULT.withScanLimitMb(0).withDeletionVectors(vectors));
     limited.accept(event("t", 0, 200, Operation.UPDATE, 2L, row("id", 5L, "v", "x")));
-    TableFailureException e = assertThrows(TableFailureException.class, limited::flush);
-    assertTrue(e.getMessage().contains("holds 200 rows where one merge holds 0") && e.getMessage().contains("mode: changelog"), e.getMessage());
-    assertFalse(limited.state().delivering());
-    assertEquals(version, table().version(), "nothing written");
-    assertTrue(new QuarantineStore(new LocalStorage(dir, "lakesink")).load("items").isPresent());
-  }
+    limited.accept(event("t", 0, 201, Operation.DELETE, 2L, row("id", 6L, "v", "some text")));
+    limited.accept(event("t", 0, 202, Operation.CREATE, 2L, row("id", 500L, "v", "new")));
+    limited.flush();
 
-  @Test
-  void theLimitMatchesTheDocumentedFigures() {
-    // 512 MiB at 120 B/row on disk: about 246,000 rows; at 10 B/row about 2.95 million.
-    assertTrue(Math.abs(MergeSizeLimit.capacity(512L << 20, 120) - 246_066) <= 1);
-    assertTrue(Math.abs(MergeSizeLimit.capacity(512L << 20, 10) - 2_952_790) <= 1);
+    assertTrue(limited.state().delivering());
+    List<Map<String, Object>> rows = DeltaTableReader.readAll(table());
+    assertEquals(200, rows.size());
+    assertEquals("x", rows.stream().filter(r -> r.get("id").equals(5L)).findFirst().orElseThrow().get("v"));
+    assertTrue(rows.stream().noneMatch(r -> r.get("id").equals(6L)));
+    assertTrue(rows.stream().anyMatch(r -> r.get("id").equals(500L)));
   }
 
   @Test

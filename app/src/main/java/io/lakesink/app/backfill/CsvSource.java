@@ -26,7 +26,10 @@ final class CsvSource implements BackfillSource {
   private int fileIndex = -1;
   private BufferedReader reader;
   private RowSchema schema;
+  private String fileName;
+  /** The current line, and the line the last record started on (a quoted field may span lines). */
   private long line;
+  private long recordLine;
 
   CsvSource(List<Path> files) {
     this.files = List.copyOf(files);
@@ -85,9 +88,9 @@ final class CsvSource implements BackfillSource {
           continue; // a blank line
         }
         if (fields.size() != schema.size()) {
-          throw SourceErrors.badFile(files.get(fileIndex), line, "has " + fields.size() + " fields where its header has " + schema.size());
+          throw SourceErrors.badFile(files.get(fileIndex), recordLine, "has " + fields.size() + " fields where its header has " + schema.size());
         }
-        out.add(new SourceRow(schema, fields.toArray()));
+        out.add(new SourceRow(schema, fields.toArray(), new SourceRow.Origin(fileName, true, recordLine)));
       }
     } catch (IOException e) {
       throw new UncheckedIOException("reading " + files.get(fileIndex), e);
@@ -98,6 +101,7 @@ final class CsvSource implements BackfillSource {
   private boolean openNext() throws IOException {
     while (++fileIndex < files.size()) {
       reader = Files.newBufferedReader(files.get(fileIndex), StandardCharsets.UTF_8);
+      fileName = files.get(fileIndex).toString();
       line = 0;
       List<String> header = record();
       if (header == null) {
@@ -130,6 +134,7 @@ final class CsvSource implements BackfillSource {
       return null;
     }
     line++;
+    recordLine = line;
     List<String> fields = new ArrayList<>();
     StringBuilder field = new StringBuilder();
     boolean quoted = false;

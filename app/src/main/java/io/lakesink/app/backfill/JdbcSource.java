@@ -48,6 +48,8 @@ final class JdbcSource implements BackfillSource {
   private SourceType[] sourceTypes;
   private long row;
   private boolean exhausted;
+  /** What the rows are counted in, for messages: no URL, and no query text (it may be long). */
+  private final String origin;
 
   /** @param credentials {@code user} and {@code password}, or empty (never shown) */
   JdbcSource(String url, Properties credentials, String query) {
@@ -58,6 +60,7 @@ final class JdbcSource implements BackfillSource {
     this.url = url;
     this.credentials = credentials;
     this.query = query;
+    this.origin = table != null ? "source table " + table + " (in key order)" : "the query's result";
     this.table = table;
     this.keyColumns = List.copyOf(keyColumns);
   }
@@ -258,7 +261,7 @@ final class JdbcSource implements BackfillSource {
             throw SourceErrors.badValue("The query's", row, schema.columns().get(i).name(), e.getMessage());
           }
         }
-        out.add(new SourceRow(schema, values));
+        out.add(new SourceRow(schema, values, new SourceRow.Origin(origin, false, row)));
       }
       if (out.size() < max) {
         exhausted = true;

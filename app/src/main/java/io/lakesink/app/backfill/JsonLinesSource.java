@@ -28,6 +28,7 @@ final class JsonLinesSource implements BackfillSource {
   private final DebeziumJsonDecoder decoder = new DebeziumJsonDecoder();
   private int fileIndex = -1;
   private BufferedReader reader;
+  private String fileName;
   private long line;
 
   JsonLinesSource(List<Path> files) {
@@ -67,6 +68,7 @@ final class JsonLinesSource implements BackfillSource {
             break;
           }
           reader = Files.newBufferedReader(files.get(fileIndex), StandardCharsets.UTF_8);
+          fileName = files.get(fileIndex).toString();
           line = 0;
         }
         String text = reader.readLine();
@@ -83,7 +85,7 @@ final class JsonLinesSource implements BackfillSource {
         // A topic dump's deletes hold a row that is gone; a truncate holds none (a backfill loads
         // rows, it does not replay a stream: as before truncates were decoded, it is passed over).
         if (e != null && !e.isDelete() && !e.isTruncate()) {
-          out.add(new SourceRow(e.schema(), e.values()));
+          out.add(new SourceRow(e.schema(), e.values(), new SourceRow.Origin(fileName, true, line)));
         }
       }
     } catch (IOException e) {

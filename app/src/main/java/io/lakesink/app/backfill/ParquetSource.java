@@ -40,6 +40,7 @@ final class ParquetSource implements BackfillSource {
   private ParquetReader<Group> reader;
   private RowSchema schema;
   private SourceType[] sourceTypes;
+  private String fileName;
   private long row;
 
   ParquetSource(List<Path> files) {
@@ -85,7 +86,7 @@ final class ParquetSource implements BackfillSource {
           continue;
         }
         row++;
-        out.add(new SourceRow(schema, values(g)));
+        out.add(new SourceRow(schema, values(g), new SourceRow.Origin(fileName, false, row)));
       }
     } catch (IOException e) {
       throw new UncheckedIOException("reading " + files.get(fileIndex), e);
@@ -98,6 +99,8 @@ final class ParquetSource implements BackfillSource {
       return false;
     }
     Path f = files.get(fileIndex);
+    fileName = f.toString();
+    row = 0; // rows are counted per file, as a user finds them again
     MessageType message;
     try (ParquetFileReader r = ParquetFileReader.open(new LocalInputFile(f))) {
       message = r.getFooter().getFileMetaData().getSchema();

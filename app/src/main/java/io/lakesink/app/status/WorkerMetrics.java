@@ -3,6 +3,7 @@ package io.lakesink.app.status;
 import io.lakesink.delivery.DeliveryMetrics;
 import io.lakesink.error.ErrorKind;
 import io.lakesink.kafka.WorkerStatus;
+import io.lakesink.maintenance.OptimizeResult;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
@@ -27,12 +28,18 @@ public final class WorkerMetrics implements DeliveryMetrics {
   private final MultiGauge lag;
   private final MultiGauge consumed;
   private final MultiGauge states;
+  private final MultiGauge files;
+  private final MultiGauge giveUps;
 
   public WorkerMetrics(Supplier<WorkerStatus> status) {
     this.status = status;
     this.lag = MultiGauge.builder("lakesink.consumer.lag").description("Records not yet read, per partition").register(registry);
     this.consumed = MultiGauge.builder("lakesink.events.consumed").description("Records read since start, per table").register(registry);
     this.states = MultiGauge.builder("lakesink.table.state").description("1 for the state each table is in").register(registry);
+    this.files = MultiGauge.builder("lakesink.table.files").description("Live data files per table, as maintenance last counted")
+        .register(registry);
+    this.giveUps = MultiGauge.builder("lakesink.optimize.gave.up.in.a.row")
+        .description("Optimizations of a table given up in a row: another writer keeps winning the race").register(registry);
     Gauge.builder("lakesink.tables.quarantined", this, m -> m.count("quarantined"))
         .description("Tables quarantined").register(registry);
   }
@@ -53,16 +60,30 @@ public final class WorkerMetrics implements DeliveryMetrics {
         .tag("kind", kind.name().toLowerCase()).register(registry).increment();
   }
 
+  @Override
+  public void optimized(String table, OptimizeResult step) {
+    String outcome = step.gaveUp() ? "gave_up" : step.committed() ? "committed" : "nothing";
+    Counter.builder("lakesink.optimize.steps").description("Optimize steps by outcome").tag("table", table)
+        .tag("outcome", outcome).register(registry).increment();
+  }
+
   /** The Prometheus text exposition, with gauges refreshed from the latest status. */
   public synchronized String scrape() {
     WorkerStatus s = status.get();
     List<MultiGauge.Row<?>> lagRows = new ArrayList<>();
     List<MultiGauge.Row<?>> consumedRows = new ArrayList<>();
     List<MultiGauge.Row<?>> stateRows = new ArrayList<>();
+    List<MultiGauge.Row<?>> fileRows = new ArrayList<>();
+    List<MultiGauge.Row<?>> giveUpRows = new ArrayList<>();
     for (WorkerStatus.Subscription sub : s.subscriptions()) {
       String table = sub.table().table();
       sub.lag().forEach((p, l) -> lagRows.add(MultiGauge.Row.of(Tags.of("table", table, "partition", String.valueOf(p)), l)));
       consumedRows.add(MultiGauge.Row.of(Tags.of("table", table), sub.consumed()));
+      var maintenance = sub.table().maintenance();
+      if (maintenance.files() >= 0) {
+        fileRows.add(MultiGauge.Row.of(Tags.of("table", table), maintenance.files()));
+      }
+      giveUpRows.add(MultiGauge.Row.of(Tags.of("table", table), maintenance.optimizeGiveUps()));
       for (String state : List.of("healthy", "degraded", "quarantined")) {
         stateRows.add(MultiGauge.Row.of(Tags.of("table", table, "state", state), state.equals(sub.table().state()) ? 1 : 0));
       }
@@ -70,6 +91,8 @@ public final class WorkerMetrics implements DeliveryMetrics {
     lag.register(lagRows, true);
     consumed.register(consumedRows, true);
     states.register(stateRows, true);
+    files.register(fileRows, true);
+    giveUps.register(giveUpRows, true);
     return registry.scrape();
   }
 
