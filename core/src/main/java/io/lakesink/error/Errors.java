@@ -1,6 +1,7 @@
 package io.lakesink.error;
 
 import io.lakesink.event.ColumnType;
+import io.lakesink.event.NonTableTopic;
 import java.util.List;
 
 /**
@@ -26,6 +27,31 @@ public final class Errors {
             + " then restart.",
         at,
         cause);
+  }
+
+  /**
+   * A subscribed topic carries no table changes: refused at load (by name), by {@code check} and
+   * at start (by its first record), before any of its records is delivered.
+   *
+   * @param evidence how it was recognised: "by its name", "by its first record (partition 0, offset 0)"
+   */
+  public static ConfigurationException nonTableTopic(String key, String topic, NonTableTopic kind, String evidence) {
+    return invalid(key, "is topic " + topic + ", " + kind.what() + " (recognised " + evidence + "; " + kind.why()
+        + "), which carries no table changes", "remove this subscription and subscribe to the connector's table"
+        + " topics (<topic.prefix>.<schema or database>.<table>) instead");
+  }
+
+  /** Several configuration errors found at once, each on its own line, so one start names them all. */
+  public static ConfigurationException all(List<ConfigurationException> errors) {
+    return errors.size() == 1
+        ? errors.get(0)
+        : new ConfigurationException(String.join("\n", errors.stream().map(Throwable::getMessage).toList()));
+  }
+
+  /** The same, as a record's decoding error: a topic that starts carrying such records while running. */
+  public static String nonTableRecord(String topic, NonTableTopic kind) {
+    return "it is a record of " + kind.what() + " (" + kind.why() + "), not a table's change event: topic " + topic
+        + " carries no table changes; remove its subscription";
   }
 
   /** Never quotes the value: reasons reach logs and {@code /status}. */
