@@ -12,6 +12,8 @@ import io.lakesink.delivery.DeliveryContext;
 import io.lakesink.delivery.SourcePartition;
 import io.lakesink.kafka.KafkaWorker;
 import io.lakesink.kafka.WorkerStatus;
+import io.lakesink.kafka.avro.AvroRecords;
+import io.lakesink.kafka.avro.TestSchemaRegistry;
 import io.lakesink.quarantine.QuarantineStore;
 import io.lakesink.storage.TableStorage;
 import io.lakesink.testing.FlakyStorage;
@@ -23,7 +25,10 @@ import java.util.Properties;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericData;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
@@ -129,6 +134,60 @@ class OutagesVisibleTest {
     assertDeliveredOnce(w, "t", 40);
   }
 
+  @Test
+  void aSchemaRegistryThatStopsShowsAsAnOutageAndClearsWhenItIsBack() throws Exception {
+    try (TestSchemaRegistry registry = TestSchemaRegistry.start()) {
+      String topic = SharedKafka.newTopic("outage-registry", 1);
+      Schema env1 = AvroRecords.envelope(AvroEndToEndTest.V1, false);
+      Schema env2 = AvroRecords.envelope(AvroEndToEndTest.V2, false);
+      int id1 = registry.register(topic + "-value", env1);
+      int id2 = registry.register(topic + "-value", env2);
+      WorkerHarness w = new WorkerHarness(data).subscribe("- {topic: " + topic + ", table: items}");
+      String yaml = w.yaml() + "schema_registry:\n  url: " + registry.url() + "\n";
+      var config = new io.lakesink.app.config.ConfigLoader(n -> null).parse(yaml, "test");
+      try (LiveWorker live = new LiveWorker(config, Pipeline.storage(config.storage()))) {
+        produceAvro(topic, 0, 5, id1, env1, AvroEndToEndTest.V1);
+        live.awaitStored(w, "items", topic, 1, 5);
+
+        registry.failWith(503); // records of the second schema need it: the first one is cached
+        produceAvro(topic, 5, 5, id2, env2, AvroEndToEndTest.V2);
+        JsonNode down = live.awaitStatus(s -> outage(s, "schema_registry") != null, "the registry's outage in /status");
+        JsonNode outage = outage(down, "schema_registry");
+        assertEquals(List.of("items_APPEND"), texts(outage.path("tables")));
+        assertEquals(List.of(topic + "-0"), texts(outage.path("partitions")));
+        assertTrue(outage.path("problem").asText().contains(registry.url()), outage.toString());
+        JsonNode table = tables(down).get(0);
+        assertEquals("degraded", table.path("state").asText(), table.toString());
+        assertTrue(table.path("reason").asText().startsWith("Waiting on the schema registry"), table.toString());
+        assertEquals(List.of("schema_registry"), texts(table.path("waiting_on")));
+        String metrics = StatusEndpointTest.get(live.port(), "/metrics").body();
+        assertTrue(metrics.contains("lakesink_service_outage{service=\"schema_registry\"} 1.0"), metrics);
+
+        registry.up();
+        live.awaitStatus(s -> s.path("outages").isEmpty() && tables(s).get(0).path("state").asText().equals("healthy"),
+            "the outage cleared");
+        live.awaitStored(w, "items", topic, 1, 10);
+      }
+      assertDeliveredOnce(w, "items", 10);
+    }
+  }
+
+  static void produceAvro(String topic, int from, int count, int schemaId, Schema envelope, Schema row) {
+    try (KafkaProducer<byte[], byte[]> producer = SharedKafka.producer()) {
+      for (int i = from; i < from + count; i++) {
+        GenericData.Record value = new GenericData.Record(row);
+        value.put("id", (long) i);
+        value.put("name", "item" + i);
+        GenericData.Record e = new GenericData.Record(envelope);
+        e.put("after", value);
+        e.put("source", AvroRecords.source(envelope, 1000L + i));
+        e.put("op", "c");
+        producer.send(new ProducerRecord<>(topic, 0, null, AvroRecords.wire(schemaId, envelope, e)));
+      }
+      producer.flush();
+    }
+  }
+
   /** Produces {@code count} events with ids from {@code from}, spread over the partitions. */
   static void produce(LocalKafkaBroker broker, String topic, int from, int count, int partitions) {
     Properties p = new Properties();
@@ -200,8 +259,11 @@ class OutagesVisibleTest {
     private final List<String> negativeLags = new CopyOnWriteArrayList<>();
 
     LiveWorker(WorkerHarness w, TableStorage storage) {
+      this(w.config(), storage);
+    }
+
+    LiveWorker(WorkerConfig config, TableStorage storage) {
       this.storage = storage;
-      WorkerConfig config = w.config();
       KafkaWorker[] holder = new KafkaWorker[1];
       WorkerMetrics metrics = new WorkerMetrics(() -> holder[0] == null ? WorkerStatus.STARTING : holder[0].status());
       DeliveryContext context = DeliveryContext.of(config.delivery(), new QuarantineStore(storage)).withMetrics(metrics);
