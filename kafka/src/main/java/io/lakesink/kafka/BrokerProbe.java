@@ -42,6 +42,7 @@ final class BrokerProbe {
   private int failuresInARow;
   private Instant firstFailure;
   private String problem;
+  private boolean answeredAfterFailures;
 
   BrokerProbe(Consumer<?, ?> consumer, String bootstrap, Clock clock) {
     this.consumer = consumer;
@@ -69,6 +70,7 @@ final class BrokerProbe {
       if (!partitions.isEmpty()) {
         consumer.endOffsets(partitions, TIMEOUT);
       }
+      answeredAfterFailures = failuresInARow > 0;
       failuresInARow = 0;
       firstFailure = null;
       return Outcome.ANSWERED;
@@ -83,6 +85,16 @@ final class BrokerProbe {
     } finally {
       next = clock.millis() + EVERY.toMillis();
     }
+  }
+
+  /** Whether the last probe failed: calls that would wait for Kafka had better not, for now. */
+  boolean failing() {
+    return failuresInARow > 0;
+  }
+
+  /** Whether the last probe answered after one or more failed. */
+  boolean answeredAfterFailures() {
+    return answeredAfterFailures;
   }
 
   /** Whether the failures so far make an outage. */

@@ -63,6 +63,11 @@ public final class KafkaWorker implements AutoCloseable {
   private static final Duration SETTLE = Duration.ofSeconds(60);
   /** Broker calls made while positioning partitions. */
   private static final Duration BROKER_CALL = Duration.ofSeconds(15);
+  /**
+   * A group offset commit: the loop waits for it, and a broker that just went away would hold
+   * it that long before the probe can tell; one that failed is committed later anyway.
+   */
+  private static final Duration GROUP_COMMIT = Duration.ofSeconds(5);
 
   /** A table's subscription topic with its decoder. */
   public record Route(TableDelivery delivery, Supplier<RecordDecoder> decoder) {}
@@ -79,6 +84,10 @@ public final class KafkaWorker implements AutoCloseable {
   private final Map<String, Long> consumed = new HashMap<>();
   final PartitionPauses pauses = new PartitionPauses();
   private volatile boolean stopping;
+  /** After the loop: no probe follows, so a single failed probe no longer holds group offsets back. */
+  private boolean finalFlush;
+  /** A group commit failed: the next ones wait for the probe's next answer instead of each waiting {@link #GROUP_COMMIT}. */
+  private boolean groupCommitFailed;
   private volatile WorkerStatus status = WorkerStatus.STARTING;
   private long nextReleaseCheck;
   private long lastPollMillis;
@@ -191,6 +200,7 @@ public final class KafkaWorker implements AutoCloseable {
       }
     }
     lastPollMillis = clock.millis();
+    finalFlush = true;
     boolean finalFlushFailed = !flushAll();
     for (TableDelivery d : byTopic.values()) {
       try {
@@ -235,7 +245,9 @@ public final class KafkaWorker implements AutoCloseable {
   private void checkBroker() {
     BrokerProbe.Outcome outcome = probe.probe(byTopic.keySet());
     if (outcome == BrokerProbe.Outcome.ANSWERED) {
-      if (outages.kafkaAnswered()) {
+      boolean retry = groupCommitFailed;
+      groupCommitFailed = false;
+      if (outages.kafkaAnswered() | probe.answeredAfterFailures() | retry) {
         commitPendingGroupOffsets();
       }
     } else if (outcome == BrokerProbe.Outcome.FAILED && probe.down()) {
@@ -414,16 +426,17 @@ public final class KafkaWorker implements AutoCloseable {
 
   private void commitPendingGroupOffsets() {
     pendingGroupOffsets.keySet().retainAll(consumer.assignment());
-    if (pendingGroupOffsets.isEmpty() || outages.kafkaDown()) {
-      return;
+    if (pendingGroupOffsets.isEmpty() || ((probe.failing() || groupCommitFailed) && !finalFlush) || outages.kafkaDown()) {
+      return; // Kafka did not answer the last probe: committed once it does
     }
     Map<TopicPartition, OffsetAndMetadata> offsets = Map.copyOf(pendingGroupOffsets);
     try {
-      consumer.commitSync(offsets, BROKER_CALL);
+      consumer.commitSync(offsets, GROUP_COMMIT);
       offsets.forEach(pendingGroupOffsets::remove);
     } catch (WakeupException e) {
       throw e;
     } catch (KafkaException e) {
+      groupCommitFailed = true;
       log.warn("Could not commit group offsets {} ({}); the Delta log holds them, the group catches up later", offsets, e.toString());
     }
   }
@@ -609,6 +622,7 @@ public final class KafkaWorker implements AutoCloseable {
       log.error("Could not record the quarantine of {}: {}", d.tableName(), saveFailed.toString());
     }
     pauses.add(assigned(d), Reason.QUARANTINED);
+    outages.forget(assigned(d)); // a quarantined table reads nothing: it waits on no registry
   }
 
   /** The partitions of this table's topic currently assigned to this worker. */

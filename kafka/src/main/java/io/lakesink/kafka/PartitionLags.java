@@ -9,14 +9,15 @@ import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * Lag per partition: the end offset the consumer last saw (from its fetches and from the
- * {@link BrokerProbe}'s answers) minus its position.
+ * Lag per partition: the end offset the consumer last saw (from its fetch answers and from the
+ * {@link BrokerProbe}'s) minus its position.
  *
- * <p>The consumer keeps the last end offset a broker reported, and a partition that is caught up
- * or paused is not in the fetch answers that would update it: after a broker came back it stayed
- * behind the position (lag reported as minus the offset) until the end of a run. An end offset
- * behind the position is stale by definition (nothing past the end is ever read), so that lag is
- * unknown, reported as null, never as a negative number; the probe's next answer corrects it.
+ * <p>The consumer keeps the last end offset it was told, and only fetch answers that carry a
+ * partition update it: a caught-up or paused partition can keep an old one for a long time. After
+ * a broker outage, caught-up partitions were seen reporting minus their offset as lag (an end
+ * offset of 0) until the end of a run. An end offset behind the position is stale by definition
+ * (nothing past the end is ever read), so that lag is unknown, reported as null and never as a
+ * wrong number; the probe's next answer (every 2 s) replaces the stale end offset.
  */
 final class PartitionLags {
   private PartitionLags() {}
