@@ -538,4 +538,32 @@ public final class Errors {
         option + " " + value + " names catalog '" + catalog + "', which the configuration does not have; configured: "
             + known + ". Write it as <catalog>[.<namespace>.<name>], e.g. default.main.silver.orders_APPEND.");
   }
+
+  // Outages: an outside service that does not answer. Shown in /status as a table's reason (the
+  // table is degraded, not quarantined: nothing is wrong with its data) and as the worker's
+  // outage. Each one names the service and what waits on it; none quotes a record or a secret.
+
+  /** Why Kafka is counted as down: the probe that failed, naming the bootstrap servers. */
+  public static String kafkaNotAnswering(String bootstrap, java.time.Duration timeout, int inARow, String cause) {
+    return "Kafka (" + bootstrap + ") did not answer a request for end offsets within " + timeout.toMillis() + " ms, "
+        + inARow + " times in a row (" + cause + ")";
+  }
+
+  /** A table's reason while Kafka does not answer. */
+  public static String waitingOnKafka(String problem) {
+    return "Waiting on Kafka, which does not answer: nothing new is read for this table until it does; rows already"
+        + " read are still committed. " + problem;
+  }
+
+  /** A table's reason while the schema registry does not answer for one of its records. */
+  public static String waitingOnSchemaRegistry(String problem, java.time.Duration retry) {
+    return "Waiting on the schema registry, which does not answer: the record is read again every " + retry.toSeconds()
+        + " s until it does. " + problem;
+  }
+
+  /** A table's reason while its commits fail on storage and are retried. */
+  public static String waitingOnStorage(String problem) {
+    return "Waiting on storage, which does not answer: the buffered rows are kept, reading pauses once a flush gives"
+        + " up, and the flush is tried again until storage answers. " + problem;
+  }
 }
