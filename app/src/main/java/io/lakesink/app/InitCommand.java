@@ -14,10 +14,10 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.IntFunction;
 import java.util.regex.Pattern;
 import org.apache.avro.Schema;
@@ -61,7 +61,7 @@ final class InitCommand {
           BootstrapProbe.probe(source.bootstrap(), KafkaCheck.TIMEOUT), source.properties(), KafkaCheck.TIMEOUT), source.configFile()));
       return ExitCode.CHECK_FAILED.code;
     }
-    Map<String, String> skipped = new LinkedHashMap<>(selection.skipped());
+    Map<String, String> skipped = new TreeMap<>(selection.skipped()); // by name, however each was found
     List<StarterConfig.Entry> entries = entries(selection, samples, schemas(source), skipped);
     if (entries.isEmpty()) {
       List<String> why = skipped.entrySet().stream().map(e -> e.getKey() + ": " + e.getValue()).toList();

@@ -38,15 +38,17 @@ record SampleShape(Kind kind, Format format, List<String> keyFields, String keyN
     String keyNote = null;
     if (key == null) {
       // Only a record that was read says there is no key; an unread topic says nothing.
-      keyNote = sample.status() == TopicSampler.Status.READ ? "records have no key (a table without a primary key)" : null;
+      keyNote = sample.status() == TopicSampler.Status.READ ? "records have no key (a table without a primary key): merge needs primary_key" : null;
     } else if (AvroDebeziumDecoder.looksLikeConfluentAvro(key)) {
       Schema s = schemas == null ? null : schemas.apply(schemaId(key));
       keyFields = s == null ? List.of() : fieldNames(s);
-      keyNote = s == null ? "the key is Avro: its fields are in the schema registry, which init was not given" : null;
+      keyNote = s != null ? null : schemas == null
+          ? "the key is Avro: init needs --schema-registry-url to see its fields (lakesink reads them from the registry)"
+          : "the key is Avro and the registry did not give its schema (lakesink reads its fields from the registry)";
     } else {
       JsonNode k = json(key);
       keyFields = k == null ? List.of() : fieldNames(payload(k));
-      keyNote = keyFields.isEmpty() ? "the key is not a struct: it names no column" : null;
+      keyNote = keyFields.isEmpty() ? "the key is not a struct and names no column: merge needs primary_key" : null;
     }
     byte[] value = sample.value();
     if (value == null) {

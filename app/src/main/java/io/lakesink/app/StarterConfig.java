@@ -45,6 +45,11 @@ final class StarterConfig {
     if (!source.writtenRegistry().isEmpty() || entries.stream().anyMatch(e -> e.shape().format() == SampleShape.Format.AVRO)) {
       c.registry(source.writtenRegistry());
     }
+    c.line("# One subscription per table topic. table is the topic's name with anything but letters, digits and _");
+    c.line("# replaced, as the Kafka Connect plugin names it: choose another before the first run (a new name is a new");
+    c.line("# table). mode changelog appends every change to <table>_APPEND, with the current-state view <table>;");
+    c.line("# mode merge keeps one row per primary key in <table>, changed in place (docs/merge.md). primary_key is");
+    c.line("# the record key's fields as a record showed them (without it, lakesink takes them from each record).");
     c.line("subscriptions:");
     entries.forEach(e -> c.subscription(e, bound));
     if (!skipped.isEmpty()) {
@@ -63,10 +68,10 @@ final class StarterConfig {
       }
     });
     if (!source.written().containsKey("group_id")) {
-      line("  group_id: \"lakesink\"               # replicas with the same group share the partitions");
+      line(pad("  group_id: \"lakesink\"") + "# replicas with the same group share the partitions");
     }
     if (source.writtenProperties().isEmpty()) {
-      line("  # properties:                       # security settings, passed to the Kafka consumer as they are");
+      line(pad("  # properties:") + "# security settings, passed to the Kafka consumer as they are");
       line("  #   security.protocol: SASL_SSL");
       line("  #   sasl.mechanism: PLAIN");
       line("  #   sasl.jaas.config: ${env:KAFKA_SASL_JAAS_CONFIG}   # a secret: reference an environment variable");
@@ -83,9 +88,9 @@ final class StarterConfig {
   }
 
   private void storage() {
-    line("storage:                            # where the tables go: fill in one of the two");
+    line(pad("storage:") + "# where the tables go: fill in one of the two");
     line("  type: local");
-    line("  # path: /var/lib/lakesink          # required for type local: the directory tables are written under");
+    line(pad("  # path: /var/lib/lakesink") + "# the directory tables are written under");
     line("  # Or Azure Blob Storage / ADLS Gen2 (docs/storage-azure.md), instead of the two lines above:");
     line("  # type: azure");
     line("  # container: lakesink");
@@ -94,9 +99,9 @@ final class StarterConfig {
   }
 
   private void registry(Map<String, String> written) {
-    line("schema_registry:                    # needed by the Avro topics (format: avro)");
+    line(pad("schema_registry:") + "# needed by the Avro topics (format: avro)");
     if (written.get("url") == null) {
-      line("  url: \"${env:SCHEMA_REGISTRY_URL}\"   # set SCHEMA_REGISTRY_URL, or write the URL here (http://registry:8081)");
+      line(pad("  url: \"${env:SCHEMA_REGISTRY_URL}\"") + "# set SCHEMA_REGISTRY_URL, or write the URL here (http://registry:8081)");
     }
     written.forEach((k, v) -> {
       if (v == null) {
@@ -114,29 +119,29 @@ final class StarterConfig {
     line("");
     line("  # " + comment(e.topic()) + ": " + comment(describe(e, bound)));
     line("  - topic: " + quote(e.topic()));
-    line("    table: " + quote(tableName(e.topic())) + "   # the topic's name, sanitized; choose another before the first run");
-    line("    mode: changelog                  # every change appended; or merge: one row per primary key, changed in place (docs/merge.md)");
+    line("    table: " + quote(tableName(e.topic())));
+    line(pad("    mode: changelog") + "# or merge: one row per primary key");
     switch (s.format()) {
       case JSON, JSON_WITH_SCHEMAS -> line("    format: json");
-      case AVRO -> line("    format: avro                     # Confluent wire format: needs schema_registry");
-      default -> line("    format: auto                     # Avro when a record starts with the magic byte 0, else JSON");
+      case AVRO -> line(pad("    format: avro") + "# needs schema_registry");
+      default -> line(pad("    format: auto") + "# Avro when a record starts with the magic byte 0, else JSON");
     }
     if (!s.keyFields().isEmpty()) {
-      line("    primary_key: " + quote(s.keyFields()) + "   # the record key's fields");
+      line("    primary_key: " + quote(s.keyFields()));
     } else if (s.keyNote() != null) {
-      line("    # primary_key: [...]             # " + comment(s.keyNote()) + "; merge needs it");
+      line(pad("    # primary_key: [...]") + "# " + comment(s.keyNote()));
     }
   }
 
   private static String describe(Entry e, String bound) {
     SampleShape s = e.shape();
     return switch (e.sampled()) {
-      case EMPTY -> "no record yet, so its key and format could not be seen (format auto reads either; without"
-          + " primary_key the record key's fields are the key)";
+      case EMPTY -> "no record yet, so its key and format could not be seen (run init again once it has records,"
+          + " or fill them in)";
       case NOT_READ -> "no record could be read within " + bound + ", so its key and format could not be seen (a longer"
           + " --sample-timeout may help)";
-      case TOMBSTONES -> "only tombstones so far, so its format could not be seen; " + key(s);
-      case READ -> format(s.format()) + "; " + key(s);
+      case TOMBSTONES -> "only tombstones so far, so its format could not be seen" + key(s);
+      case READ -> format(s.format()) + key(s);
     };
   }
 
@@ -150,7 +155,7 @@ final class StarterConfig {
   }
 
   private static String key(SampleShape s) {
-    return s.keyFields().isEmpty() ? (s.keyNote() == null ? "no key seen" : s.keyNote()) : "key " + String.join(", ", s.keyFields());
+    return s.keyFields().isEmpty() ? "" : "; key " + String.join(", ", s.keyFields()); // else the primary_key comment says why
   }
 
   /**
@@ -183,6 +188,11 @@ final class StarterConfig {
   /** A comment ends at a line break: a field name could hold one. */
   private static String comment(String text) {
     return text.replaceAll("\\p{Cntrl}", "?");
+  }
+
+  /** Comments start in one column, where the values leave room. */
+  private static String pad(String text) {
+    return text.length() >= 40 ? text + "  " : text + " ".repeat(40 - text.length());
   }
 
   private void line(String text) {

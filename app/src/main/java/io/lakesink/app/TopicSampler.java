@@ -50,18 +50,20 @@ final class TopicSampler {
       for (String t : topics) {
         all.getOrDefault(t, List.of()).forEach(p -> partitions.add(new TopicPartition(t, p.partition())));
       }
+      // Assigned before the offsets are asked: the consumer warns about offsets of partitions it does not hold.
+      consumer.assign(partitions);
       Map<TopicPartition, Long> begin = consumer.beginningOffsets(partitions, KafkaCheck.TIMEOUT);
       Map<TopicPartition, Long> end = consumer.endOffsets(partitions, KafkaCheck.TIMEOUT);
       Map<String, Set<TopicPartition>> open = new HashMap<>();
       for (TopicPartition tp : partitions) {
         if (end.get(tp) > begin.get(tp)) {
           open.computeIfAbsent(tp.topic(), t -> new HashSet<>()).add(tp);
+          consumer.seek(tp, begin.get(tp));
+        } else {
+          consumer.pause(List.of(tp)); // empty: nothing to fetch
         }
       }
       topics.stream().filter(t -> !open.containsKey(t)).forEach(t -> result.put(t, new Sample(Status.EMPTY, null, null)));
-      List<TopicPartition> assigned = open.values().stream().flatMap(Set::stream).toList();
-      consumer.assign(assigned);
-      assigned.forEach(tp -> consumer.seek(tp, begin.get(tp)));
       read(consumer, open, end, result, System.nanoTime() + bound.toNanos());
     }
     return result;
