@@ -65,8 +65,9 @@ class InitCommandTest {
     SharedKafka.broker().createTopic(DebeziumTopics.HEARTBEAT + "." + prefix, 1);
     try (KafkaProducer<byte[], byte[]> p = SharedKafka.producer()) {
       String orders = prefix + ".public.orders";
-      SharedKafka.send(p, orders, 0, "{\"id\":3}", null); // a tombstone first: its value tells nothing
+      SharedKafka.send(p, orders, 0, "{\"id\":3}", null); // tombstones first in both partitions: their value tells nothing
       SharedKafka.send(p, orders, 0, "{\"id\":3}", ChangelogEndToEndTest.envelope("c", 3, "pen", 1000));
+      SharedKafka.send(p, orders, 1, "{\"id\":5}", null);
       SharedKafka.send(p, orders, 1, "{\"id\":4}", ChangelogEndToEndTest.envelope("c", 4, "ink", 1000));
       SharedKafka.send(p, prefix + ".public.customers", 0,
           withSchema("{\"tenant\":\"a\",\"id\":7}"), withSchema(ChangelogEndToEndTest.envelope("r", 7, "ann", 1000)));
@@ -216,9 +217,28 @@ class InitCommandTest {
         + prefix + ".transaction: transaction metadata)"), none.err());
     assertTrue(none.err().contains("Check that --bootstrap-servers names the cluster"), none.err());
 
+    CommandLineTest.Output noBroker = CommandLineTest.run("init");
+    assertEquals(ExitCode.CONFIGURATION.code, noBroker.exit());
+    assertTrue(noBroker.err().contains("lakesink init needs the broker: give --bootstrap-servers host:port"), noBroker.err());
+
     CommandLineTest.Output badPattern = CommandLineTest.run("init", "--bootstrap-servers", SharedKafka.bootstrap(), "--include", "(");
     assertEquals(ExitCode.USAGE.code, badPattern.exit());
     assertTrue(badPattern.err().contains("--include ( is not a Java regular expression"), badPattern.err());
+  }
+
+  @Test
+  void namesAloneSkipTheClustersAndTheConnectorsOwnTopics() {
+    List<String> topics = List.of("__consumer_offsets", "_schemas", "my_connect_configs", "connect-offsets",
+        "__debezium-heartbeat.dbserver1", "dbserver1", "dbserver1.transaction", "dbserver1.public.orders",
+        "dbserver1.public.transaction", "my.server.transaction", "my.server.inv.items", "sql.transaction", "sql.db.dbo.t");
+    DebeziumTopics.Selection s = DebeziumTopics.select(topics, List.of(), List.of(Pattern.compile(".*items")));
+    assertEquals(List.of("dbserver1", "dbserver1.public.orders", "dbserver1.public.transaction", "sql.db.dbo.t"), s.candidates());
+    assertEquals(java.util.Set.of("dbserver1"), s.prefixNamed(), "the schema-change topic, unless a record shows a table's events");
+    assertEquals(Map.of("__consumer_offsets", "internal", "_schemas", "internal", "my_connect_configs", "Kafka Connect's own",
+        "connect-offsets", "Kafka Connect's own", "__debezium-heartbeat.dbserver1", "heartbeat",
+        "dbserver1.transaction", "transaction metadata", "my.server.transaction", "transaction metadata",
+        "sql.transaction", "transaction metadata"), s.skipped());
+    assertEquals(1, s.outsidePatterns(), "my.server.inv.items is excluded, yet still shows that my.server is a prefix");
   }
 
   /** What a user does first: say where the tables go. */
