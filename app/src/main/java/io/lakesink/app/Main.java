@@ -40,7 +40,7 @@ import picocli.CommandLine.Parameters;
       "2:usage error",
       "3:a table is quarantined",
       "4:configuration error",
-      "5:check failed / no worker answers / init found no table topic",
+      "5:check failed / no worker answers / init could not read the broker or found no table topic",
       "6:the final flush failed",
       "7:stopped before the final flush finished",
       "8:a worker-level fault (run --stop-at-end)",
