@@ -325,6 +325,39 @@ public final class Errors {
     return "topics not found: " + topics + " (check the subscriptions' topic names and the ACLs)";
   }
 
+  // --- `bin/lakesink init`: it reads the broker given on its command line, so the fix names the options.
+
+  /**
+   * @param problem the connection test's message (it names kafka.bootstrap_servers and kafka.properties)
+   * @param configFile the file of --config, or null
+   */
+  public static String initKafkaFailed(String problem, String configFile) {
+    return "lakesink init could not read the topics. " + problem + " For init, kafka.bootstrap_servers is --bootstrap-servers"
+        + (configFile == null
+            ? " and kafka.properties are those of a file given with --config (security settings: give one)."
+            : " (or that of " + configFile + ") and kafka.properties are those of " + configFile + ".");
+  }
+
+  /**
+   * @param skipped topics that are not a table's change events, each with the reason
+   */
+  public static String initNoTableTopics(String bootstrap, int topics, int outsidePatterns, List<String> skipped) {
+    return "No Debezium table topic found at " + bootstrap + ": of its " + topics + " topics, " + outsidePatterns
+        + " do not match --include/--exclude"
+        + (skipped.isEmpty() ? "" : " and " + skipped.size() + " are not a table's change events (" + String.join(", ", skipped) + ")")
+        + ". Check that --bootstrap-servers names the cluster the Debezium connector writes to, and the --include and"
+        + " --exclude patterns (Java regular expressions matching whole topic names).";
+  }
+
+  public static String initOutputExists(String file) {
+    return file + " exists and lakesink init does not overwrite it: choose another --output, or add --force to replace it.";
+  }
+
+  public static String initNoBroker() {
+    return "lakesink init needs the broker: give --bootstrap-servers host:port, or --config with a file whose"
+        + " kafka.bootstrap_servers names it.";
+  }
+
   public static ConfigurationException missing(String key, String what) {
     return new ConfigurationException("Configuration key '" + key + "' is required: " + what + ".");
   }
