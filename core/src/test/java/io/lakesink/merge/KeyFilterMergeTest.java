@@ -141,6 +141,37 @@ class KeyFilterMergeTest {
     }
   }
 
+  /** A filter goes with its file: vacuum deletes both, and keeps the filters of live files. */
+  @Test
+  void vacuumDeletesTheFilterOfEveryFileItDeletes() {
+    MergeDelivery d = delivery(MergeSettings.DEFAULT);
+    long offset = 0;
+    for (int file = 0; file < 3; file++) {
+      for (long k = file; k < 90; k += 3) {
+        d.accept(event("t", 0, offset++, Operation.CREATE, offset, row("k1", k, "k2", "a", "v", "first")));
+      }
+      d.flush();
+    }
+    d.accept(event("t", 0, offset++, Operation.UPDATE, offset, row("k1", 45L, "k2", "a", "v", "x")));
+    d.flush(); // reads the three files: three filters
+    assertEquals(3, sidecars().size());
+    TableMaintenance now = new TableMaintenance("t", table(), MergeModelTest.KEY, MaintenanceSettings.DEFAULT, Clock.systemUTC(),
+        line -> {});
+    assertTrue(now.optimize(false).committed()); // the four files clustered into one
+    d.accept(event("t", 0, offset++, Operation.UPDATE, offset, row("k1", 46L, "k2", "a", "v", "y")));
+    d.flush(); // reads the clustered file: its filter
+    assertEquals(4, sidecars().size());
+
+    Clock later = Clock.fixed(java.time.Instant.now().plus(java.time.Duration.ofDays(8)), java.time.ZoneOffset.UTC);
+    new TableMaintenance("t", table(), MergeModelTest.KEY, MaintenanceSettings.DEFAULT, later, line -> {})
+        .vacuum(java.util.Optional.empty(), false, false);
+
+    List<String> live = table().files().stream().map(f -> DataFileSidecars.name(f.path()) + ".keys").toList();
+    List<String> kept = sidecars().stream().map(p -> p.getFileName().toString()).toList();
+    assertEquals(1, kept.size(), kept.toString());
+    assertTrue(live.containsAll(kept), "only the filters of live files are kept: " + kept + " of " + live);
+  }
+
   private Path sidecar(TableFile f) {
     return Path.of(java.net.URI.create(DataFileSidecars.keyFilter(table().location(), f.path())));
   }
