@@ -60,7 +60,8 @@ public final class MergeDelivery extends BufferedDelivery {
   private final DeletedKeys deletedKeys = new DeletedKeys();
   private final Truncations truncations = new Truncations();
   private KeyFilters filters;
-  /** Files merges did not read since the start because their key filter ruled them out. */
+  /** Files merges read since the start, and those their key filter ruled out (not read). */
+  private long filesRead;
   private long skippedByKeyFilters;
   private boolean warnedNoKey;
   private boolean snapshotEndSeen;
@@ -188,6 +189,7 @@ public final class MergeDelivery extends BufferedDelivery {
     TableMerge merge = TableMerge.merge(table.positionedReader(layout.columns(), TableMerge.columnsRead(batch)), pending,
         files, layout, batch, deletedKeys, table.deletionVectorsEnabled(), cut, keyFilters());
     skippedByKeyFilters += merge.filesSkippedByFilter;
+    filesRead += merge.filesRead;
     log.debug("Merge into {}: {} files, {} read ({} more ruled out by their key filter), {} rewritten ({} rows, {} bytes),"
             + " {} with rows deleted by deletion vectors ({} rows), {} rows written", tableName(), files.size(), merge.filesRead,
         merge.filesSkippedByFilter, merge.rewritten.size(),
@@ -195,7 +197,13 @@ public final class MergeDelivery extends BufferedDelivery {
     return merge;
   }
 
-  long skippedByKeyFilters() {
+  /** Files merges read (their key and ordering columns) since this delivery started. */
+  public long filesRead() {
+    return filesRead;
+  }
+
+  /** Candidate files (by key range) that merges did not read because their key filter ruled them out. */
+  public long skippedByKeyFilters() {
     return skippedByKeyFilters;
   }
 
