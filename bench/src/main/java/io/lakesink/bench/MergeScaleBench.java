@@ -41,7 +41,8 @@ import java.util.SplittableRandom;
  *       NO_FILTER_LOAD=1}) without them: events/s each;
  *   <li>{@code MERGES} merges of {@code BATCH} changes (70 % updates, 20 % inserts, 10 % deletes)
  *       per case: keys uniformly random, skewed (90 % on the newest 10 %), a hot set (1 % of the
- *       keys); seconds per merge, files read and ruled out by key filters, peak heap.
+ *       keys); seconds per merge, files read and ruled out by key filters, peak heap ({@code
+ *       KEY_FILTERS=false}: merges without key filters).
  * </ol>
  *
  * Rows have the benchmark's 10 columns. Prints its figures; nothing is compared with a target here.
@@ -74,8 +75,9 @@ public final class MergeScaleBench {
     }
     System.out.printf(Locale.ROOT, "snapshot load: MERGE with key filters at %.2f× the changelog's events/s%n", filtered / changelog);
 
+    long offset = rows; // the changes continue the snapshot's offsets: the log fences older ones
     for (String workload : List.of("random", "skewed", "hot")) {
-      merge(dir, workload, rows, merges, batch, heap);
+      offset = merge(dir, workload, rows, merges, batch, heap, offset);
     }
     System.out.printf(Locale.ROOT, "peak RSS %,d MB%n", vmKb("VmHWM") / 1024);
   }
@@ -109,13 +111,14 @@ public final class MergeScaleBench {
     return rows / seconds;
   }
 
-  private static void merge(Path dir, String workload, long rows, int merges, int batch, HeapWatch heap) {
+  /** Runs one workload's merges from {@code offset}; returns the next offset. */
+  private static long merge(Path dir, String workload, long rows, int merges, int batch, HeapWatch heap, long offset) {
     LocalStorage storage = new LocalStorage(dir, "lakesink");
     DeltaTable t = new DeltaTable(KernelEngine.create(storage), storage.tableLocation("merged"));
     MergeDelivery d = new MergeDelivery(new Subscription("t", "merged", DeliveryMode.MERGE, List.of("id"), SourceFormat.JSON, true),
-        t, null, DeliveryContext.of(FlushPolicy.DEFAULT, new QuarantineStore(storage)), MergeSettings.DEFAULT);
+        t, null, DeliveryContext.of(FlushPolicy.DEFAULT, new QuarantineStore(storage)),
+        MergeSettings.DEFAULT.withKeyFilters(!"false".equals(System.getenv("KEY_FILTERS"))));
     SplittableRandom random = new SplittableRandom(workload.hashCode());
-    long offset = rows + 1_000_000L * (workload.hashCode() & 0xff);
     long nextKey = rows + 10_000_000L * (1 + (workload.hashCode() & 0xf));
     List<Double> times = new ArrayList<>();
     for (int m = 0; m < merges; m++) {
@@ -140,6 +143,7 @@ public final class MergeScaleBench {
     }
     times.sort(null);
     System.out.printf(Locale.ROOT, "merge %-7s median %.2f s per merge of %,d changes%n", workload, times.get(times.size() / 2), batch);
+    return offset;
   }
 
   /** A stored key: uniform, 90 % on the newest tenth, or on a hot 1 %. */

@@ -197,8 +197,11 @@ public final class TableMaintenance {
       return new Step(clusterGroup(files), false);
     }
     long target = settings.targetFileBytes();
+    // A step writes at most its budget, so a file a step wrote is no longer small: without this,
+    // tables past one step would be rewritten whole by every optimization.
+    long small = Math.min(target, clusterBudget) / 2;
     List<TableFile> candidates = new ArrayList<>(open.stream()
-        .filter(f -> f.size() < target / 2 || purges(f) || f.size() > target + target / 2).toList());
+        .filter(f -> f.size() < small || purges(f) || f.size() > target + target / 2).toList());
     String key = keyColumns.get(0);
     candidates.sort(Comparator.comparing(f -> f.min().get(key), Comparator.nullsFirst(ClusterOrder::compare)));
     Step step = upTo(candidates.stream().map(List::of).toList(), clusterBudget);

@@ -22,13 +22,16 @@ import java.util.zip.CRC32;
  * vector only hides some), so a filter built once stays a superset of the file's live keys: it
  * can say "maybe" for a key that is gone, never "no" for one that is there.
  *
- * <p>About 1 % false positives: 10 bits and 7 probes per key. Keys hash the way the table stores
+ * <p>About 0.007 % false positives: 20 bits and 14 probes per key. A file is skipped only when
+ * no batch key may be in it, so the rate must be small next to one over the batch's size: at 1 %
+ * (10 bits), a batch of a few hundred keys found a "maybe" in nearly every file (measured,
+ * docs/merge.md); at this rate a batch of a thousand keys skips about nine files in ten. Keys hash the way the table stores
  * them ({@link StorageForm}), with a hash of lakesink's own, stable across JVMs and versions, so
  * a filter written by one worker is read right by another.
  */
 final class KeyFilter {
-  static final int BITS_PER_KEY = 10;
-  static final int PROBES = 7;
+  static final int BITS_PER_KEY = 20;
+  static final int PROBES = 14;
   private static final int MAGIC = 0x4c534b46; // "LSKF"
   private static final byte VERSION = 1;
 

@@ -82,6 +82,43 @@ class OptimizeTest {
     assertEquals(before, content(t));
   }
 
+  /**
+   * A MERGE table larger than one clustering step is compacted in steps of at most the step's
+   * budget, in key order, never whole; what the steps wrote is not small any more, so later
+   * optimizations settle (here the tiny files shrink a lot when packed, so it takes a round or
+   * two) instead of rewriting the table every time.
+   */
+  @Test
+  void aTableLargerThanOneClusteringStepIsCompactedInStepsAndNotRewrittenAgain() {
+    MaintenanceTables tables = new MaintenanceTables(dir);
+    DeltaTable t = tables.open("items");
+    MaintenanceTables.merged(t, 30, 100, 2);
+    List<String> before = content(t);
+    long tableBytes = t.files().stream().mapToLong(TableFile::size).sum();
+    long budget = tableBytes / 4;
+    MaintenanceSettings stepped = MaintenanceSettings.DEFAULT.withTargetFileBytes(1L << 20).withSteps(1L << 30, budget);
+    List<String> progress = new java.util.ArrayList<>();
+    TableMaintenance m = new TableMaintenance("t", t, List.of("id"), stepped, Clock.systemUTC(), progress::add);
+
+    OptimizeResult r = m.optimize(false);
+
+    assertTrue(r.committed(), r.toString());
+    assertEquals(before, content(t));
+    List<Long> readPerStep = progress.stream().filter(l -> l.contains(" rows; clustering on ")).map(l -> {
+      java.util.regex.Matcher x = java.util.regex.Pattern.compile("read (\\d+) files").matcher(l);
+      assertTrue(x.find(), l);
+      return Long.parseLong(x.group(1));
+    }).toList();
+    assertTrue(readPerStep.size() >= 4, "several steps, each within the budget: " + progress);
+    assertTrue(t.files().size() < 30 / 2, "files after: " + t.files().size());
+    int rounds = 0;
+    for (OptimizeResult again = m.optimize(false); again.committed(); again = m.optimize(false)) {
+      assertTrue(again.filesRewritten() < r.filesRewritten() / 2, again.toString());
+      assertTrue(++rounds <= 3, "optimizations settle: " + again);
+    }
+    assertEquals(before, content(t));
+  }
+
   @Test
   void mergeTableIsClusteredOnItsKeySoFileKeyRangesDoNotOverlap() {
     MaintenanceTables tables = new MaintenanceTables(dir);
