@@ -1,0 +1,154 @@
+package io.lakesink.dist;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.lakesink.app.config.WorkerConfig;
+import io.lakesink.dist.image.OciImage;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.zip.GZIPInputStream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The container image {@code mvn package} writes (target/lakesink-VERSION-image.tar), read as a
+ * runtime would read it: an OCI layout whose digests hold, a config that runs the archive's
+ * launcher as a non-root user with the status port exposed, and the Kubernetes manifests under
+ * deploy/kubernetes agreeing with it (user, arguments, port).
+ */
+@Timeout(300)
+class ContainerImageTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  @TempDir static Path root;
+  static JsonNode manifest;
+  static JsonNode config;
+
+  @BeforeAll
+  static void unpack() throws Exception {
+    Path image = Path.of(System.getProperty("lakesink.image"));
+    assertTrue(Files.isRegularFile(image), image + " was not built");
+    Process tar = new ProcessBuilder("tar", "-xf", image.toString(), "-C", root.toString()).inheritIO().start();
+    assertTrue(tar.waitFor(120, TimeUnit.SECONDS));
+    assertEquals(0, tar.exitValue());
+    JsonNode index = JSON.readTree(root.resolve("index.json").toFile());
+    assertEquals("1.0.0", JSON.readTree(root.resolve("oci-layout").toFile()).path("imageLayoutVersion").asText());
+    assertEquals(1, index.path("manifests").size(), index.toString());
+    manifest = JSON.readTree(verifiedBlob(index.path("manifests").get(0)).toFile());
+    config = JSON.readTree(verifiedBlob(manifest.path("config")).toFile());
+  }
+
+  @Test
+  void runsTheArchivesLauncherAsANonRootUserWithTheStatusPortExposed() {
+    JsonNode c = config.path("config");
+    String user = c.path("User").asText();
+    assertTrue(user.matches("[1-9][0-9]*:[1-9][0-9]*"), "numeric uid:gid, not root: " + user);
+    assertEquals(List.of(OciImage.ENTRYPOINT), strings(c.path("Entrypoint")));
+    assertEquals("/opt/lakesink/bin/lakesink", OciImage.ENTRYPOINT);
+    assertEquals(List.of(WorkerConfig.StatusSettings.DEFAULT.port() + "/tcp"), names(c.path("ExposedPorts")));
+    assertEquals("linux", config.path("os").asText());
+    // An image-level LAKESINK_STATUS_HOST would override status.host in every user's file.
+    assertTrue(strings(c.path("Env")).stream().noneMatch(e -> e.startsWith("LAKESINK_")), c.toString());
+  }
+
+  @Test
+  void layersHoldTheArchiveUnderOptLakesinkWithAnExecutableLauncherOwnedByRoot() throws Exception {
+    List<String> listing = new ArrayList<>();
+    JsonNode layers = manifest.path("layers");
+    JsonNode diffIds = config.path("rootfs").path("diff_ids");
+    assertEquals(2, layers.size(), "third-party jars and lakesink's own files, apart");
+    for (int i = 0; i < layers.size(); i++) {
+      Path blob = verifiedBlob(layers.get(i));
+      assertEquals("application/vnd.oci.image.layer.v1.tar+gzip", layers.get(i).path("mediaType").asText());
+      try (InputStream in = new GZIPInputStream(Files.newInputStream(blob))) {
+        assertEquals(diffIds.get(i).asText(), "sha256:" + sha256(in), "diff_id of layer " + i);
+      }
+      Process tar = new ProcessBuilder("tar", "-tvzf", blob.toString()).redirectErrorStream(true).start();
+      listing.addAll(new String(tar.getInputStream().readAllBytes(), StandardCharsets.UTF_8).lines().toList());
+      assertEquals(0, tar.waitFor());
+    }
+    assertTrue(listing.stream().anyMatch(l -> l.startsWith("-rwxr-xr-x root/root") && l.endsWith(" opt/lakesink/bin/lakesink")),
+        String.join("\n", listing));
+    assertTrue(listing.stream().anyMatch(l -> l.matches(".* opt/lakesink/lib/lakesink-app-[^/]*\\.jar")), "the worker");
+    assertTrue(listing.stream().anyMatch(l -> l.matches(".* opt/lakesink/lib/kafka-clients-[^/]*\\.jar")), "its dependencies");
+    assertTrue(listing.stream().anyMatch(l -> l.endsWith(" opt/lakesink/contrib/prometheus/lakesink-alerts.yml")));
+    assertTrue(listing.stream().noneMatch(l -> l.contains("opt/lakesink/lib/demo/")), "the demo's broker stays out");
+    assertTrue(listing.stream().anyMatch(l -> l.startsWith("drwxr-x--- lakesink/lakesink") && l.endsWith(" var/lib/lakesink/")),
+        "a data directory the worker owns");
+    // Nothing of the worker's code is writable by the user it runs as.
+    assertTrue(listing.stream().filter(l -> l.contains(" opt/")).allMatch(l -> l.contains(" root/root ")),
+        String.join("\n", listing));
+  }
+
+  @Test
+  void theKubernetesStatefulSetRunsTheImageAsItIsBuilt() throws Exception {
+    Path manifests = Path.of(System.getProperty("lakesink.root"), "deploy", "kubernetes");
+    JsonNode statefulSet = new ObjectMapper(new YAMLFactory()).readTree(manifests.resolve("statefulset.yaml").toFile());
+    JsonNode pod = statefulSet.path("spec").path("template").path("spec");
+    JsonNode container = pod.path("containers").get(0);
+    JsonNode c = config.path("config");
+    String[] user = c.path("User").asText().split(":");
+    assertEquals(user[0], pod.path("securityContext").path("runAsUser").asText());
+    assertEquals(user[1], pod.path("securityContext").path("fsGroup").asText());
+    assertTrue(pod.path("securityContext").path("runAsNonRoot").asBoolean());
+    assertTrue(container.path("command").isMissingNode(), "the image's entry point, the launcher, is used");
+    assertEquals(strings(c.path("Cmd")), strings(container.path("args")));
+    List<String> ports = new ArrayList<>();
+    container.path("ports").forEach(p -> ports.add(p.path("containerPort").asText() + "/tcp"));
+    assertEquals(names(c.path("ExposedPorts")), ports);
+  }
+
+  /** The blob a descriptor points to, after checking its size and digest. */
+  private static Path verifiedBlob(JsonNode descriptor) throws IOException {
+    String digest = descriptor.path("digest").asText();
+    assertTrue(digest.startsWith("sha256:"), descriptor.toString());
+    Path blob = root.resolve("blobs/sha256").resolve(digest.substring("sha256:".length()));
+    assertEquals(descriptor.path("size").asLong(), Files.size(blob), digest);
+    try (InputStream in = Files.newInputStream(blob)) {
+      assertEquals(digest, "sha256:" + sha256(in));
+    }
+    return blob;
+  }
+
+  private static String sha256(InputStream in) throws IOException {
+    try {
+      MessageDigest md = MessageDigest.getInstance("SHA-256");
+      byte[] buf = new byte[1 << 16];
+      for (int n; (n = in.read(buf)) > 0; ) {
+        md.update(buf, 0, n);
+      }
+      return HexFormat.of().formatHex(md.digest());
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static List<String> strings(JsonNode array) {
+    List<String> out = new ArrayList<>();
+    array.forEach(n -> out.add(n.asText()));
+    assertNotEquals(0, out.size(), "empty: " + array);
+    return out;
+  }
+
+  private static List<String> names(JsonNode object) {
+    List<String> out = new ArrayList<>();
+    object.fieldNames().forEachRemaining(out::add);
+    assertFalse(out.isEmpty(), "empty: " + object);
+    return out;
+  }
+}
