@@ -113,6 +113,73 @@ class ContainerImageTest {
     assertEquals(names(c.path("ExposedPorts")), ports);
   }
 
+  /**
+   * Where a base image can be had (-Dlakesink.image.base=DIR, an OCI layout as skopeo writes it),
+   * the image is built on it: its layers first, its environment (JAVA_HOME, PATH) kept, ours after.
+   */
+  @Test
+  void onABaseImageItsLayersComeFirstAndItsEnvironmentStays(@TempDir Path tmp) throws Exception {
+    Path fs = Files.createDirectories(tmp.resolve("fs/opt/java/bin"));
+    Files.writeString(fs.resolve("java"), "#!/bin/sh\n");
+    Path baseTar = tmp.resolve("base-layer.tar");
+    Process tar = new ProcessBuilder("tar", "-cf", baseTar.toString(), "-C", tmp.resolve("fs").toString(), "opt")
+        .inheritIO().start();
+    assertEquals(0, tar.waitFor());
+    String diffId = "sha256:" + sha256(Files.newInputStream(baseTar));
+    Path layout = Files.createDirectories(tmp.resolve("base/blobs/sha256"));
+    Path gz = tmp.resolve("base-layer.tar.gz");
+    try (var out = new java.util.zip.GZIPOutputStream(Files.newOutputStream(gz))) {
+      Files.copy(baseTar, out);
+    }
+    String layerDigest = blob(layout, Files.readAllBytes(gz));
+    String baseConfig = blob(layout, ("{\"architecture\":\"amd64\",\"os\":\"linux\",\"config\":{\"Env\":"
+        + "[\"PATH=/opt/java/bin:/usr/bin:/bin\",\"JAVA_HOME=/opt/java\"]},\"rootfs\":{\"type\":\"layers\",\"diff_ids\":[\""
+        + diffId + "\"]},\"history\":[{\"created_by\":\"base\"}]}").getBytes(StandardCharsets.UTF_8));
+    byte[] baseManifest = ("{\"schemaVersion\":2,\"mediaType\":\"application/vnd.oci.image.manifest.v1+json\",\"config\":"
+        + "{\"mediaType\":\"application/vnd.oci.image.config.v1+json\",\"digest\":\"" + baseConfig + "\",\"size\":"
+        + Files.size(layout.resolve(baseConfig.substring(7))) + "},\"layers\":[{\"mediaType\":"
+        + "\"application/vnd.oci.image.layer.v1.tar+gzip\",\"digest\":\"" + layerDigest + "\",\"size\":" + Files.size(gz) + "}]}")
+        .getBytes(StandardCharsets.UTF_8);
+    String manifestDigest = blob(layout, baseManifest);
+    Files.writeString(tmp.resolve("base/index.json"), "{\"schemaVersion\":2,\"manifests\":[{\"mediaType\":"
+        + "\"application/vnd.oci.image.manifest.v1+json\",\"digest\":\"" + manifestDigest + "\",\"size\":"
+        + baseManifest.length + "}]}");
+
+    Path image = Path.of(System.getProperty("lakesink.image"));
+    String name = image.getFileName().toString().replace("-image.tar", "");
+    Path dist = image.resolveSibling(name + "-image-root").resolve(name);
+    Path out = tmp.resolve("on-base.tar");
+    OciImage.build(dist, out, "test", tmp.resolve("base"));
+
+    Path unpacked = Files.createDirectories(tmp.resolve("unpacked"));
+    Process x = new ProcessBuilder("tar", "-xf", out.toString(), "-C", unpacked.toString()).inheritIO().start();
+    assertEquals(0, x.waitFor());
+    JsonNode index = JSON.readTree(unpacked.resolve("index.json").toFile());
+    String manifestHex = index.path("manifests").get(0).path("digest").asText().substring(7);
+    JsonNode m = JSON.readTree(unpacked.resolve("blobs/sha256").resolve(manifestHex).toFile());
+    JsonNode c = JSON.readTree(unpacked.resolve("blobs/sha256").resolve(m.path("config").path("digest").asText().substring(7)).toFile());
+    assertEquals(3, m.path("layers").size());
+    assertEquals(layerDigest, m.path("layers").get(0).path("digest").asText(), "the base's layer first");
+    assertEquals(diffId, c.path("rootfs").path("diff_ids").get(0).asText());
+    assertEquals(3, c.path("rootfs").path("diff_ids").size());
+    assertEquals(3, c.path("history").size(), "history matches the layers");
+    assertEquals(List.of("PATH=/opt/java/bin:/usr/bin:/bin", "JAVA_HOME=/opt/java"), strings(c.path("config").path("Env")));
+    assertEquals(config.path("config").path("User"), c.path("config").path("User"));
+    assertEquals(config.path("config").path("Entrypoint"), c.path("config").path("Entrypoint"));
+    for (JsonNode layer : m.path("layers")) {
+      Path b = unpacked.resolve("blobs/sha256").resolve(layer.path("digest").asText().substring(7));
+      try (InputStream in = Files.newInputStream(b)) {
+        assertEquals(layer.path("digest").asText(), "sha256:" + sha256(in));
+      }
+    }
+  }
+
+  private static String blob(Path blobs, byte[] content) throws IOException {
+    String hex = sha256(new java.io.ByteArrayInputStream(content));
+    Files.write(blobs.resolve(hex), content);
+    return "sha256:" + hex;
+  }
+
   /** The blob a descriptor points to, after checking its size and digest. */
   private static Path verifiedBlob(JsonNode descriptor) throws IOException {
     String digest = descriptor.path("digest").asText();

@@ -1,5 +1,6 @@
 package io.lakesink.dist.image;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -28,13 +29,14 @@ import java.util.zip.GZIPOutputStream;
  * {@code docker load} takes it too), from the unpacked distribution: no Docker daemon, no
  * registry. Run by the dist module's package phase after the tarball is assembled.
  *
- * <p>The image holds the archive under {@code /opt/lakesink} and nothing else: only Maven
- * Central is reachable where it is built, so no base image (and no Java runtime) can be pulled
- * into it. It is meant to sit on a base image that has Java 17+ and bash, such as
- * {@code eclipse-temurin:17-jre} (docs/deployment.md shows how); {@code JAVA_HOME} from the base
- * picks the runtime, as for the archive.
+ * <p>By default the image holds the archive under {@code /opt/lakesink} and nothing else: only
+ * Maven Central is reachable where it is built, so no base image (and no Java runtime) can be
+ * pulled into it. Given a base image as an OCI layout directory (for instance written by
+ * {@code skopeo copy docker://eclipse-temurin:17-jre oci:DIR}), its layers come first and its
+ * environment ({@code PATH}, {@code JAVA_HOME}) is kept, which makes the image runnable; the
+ * launcher finds Java as for the archive.
  *
- * <p>Usage: {@code OciImage <unpacked lakesink-VERSION dir> <out.tar> <version>}
+ * <p>Usage: {@code OciImage <unpacked lakesink-VERSION dir> <out.tar> <version> [<base OCI layout dir>]}
  */
 public final class OciImage {
   /** Not root: the worker needs no privilege, and a container breakout would not start as root. */
@@ -54,14 +56,74 @@ public final class OciImage {
 
   private record Blob(String digest, String diffId, long size, Path file) {}
 
-  public static void main(String[] args) throws Exception {
-    if (args.length != 3) {
-      throw new IllegalArgumentException("usage: OciImage <unpacked dist dir> <out.tar> <version>");
+  /** A base layer: its descriptor as the base's manifest gives it (media type kept) and its blob. */
+  private record BaseLayer(ObjectNode descriptor, Blob blob) {}
+
+  /** The base image: its config and layers, or none. */
+  private record Base(JsonNode config, List<BaseLayer> layers) {
+    static final Base NONE = new Base(JSON.createObjectNode(), List.of());
+
+    /**
+     * The image of an OCI layout directory: the one manifest its index names (skopeo copies one
+     * platform), or the linux/amd64 entry of an index of several.
+     */
+    static Base read(Path dir) throws IOException {
+      JsonNode index = JSON.readTree(dir.resolve("index.json").toFile());
+      JsonNode manifest = null;
+      for (int depth = 0; depth < 2 && manifest == null; depth++) {
+        JsonNode chosen = null;
+        for (JsonNode m : index.path("manifests")) {
+          JsonNode platform = m.path("platform");
+          if (index.path("manifests").size() == 1
+              || ("linux".equals(platform.path("os").asText()) && "amd64".equals(platform.path("architecture").asText()))) {
+            chosen = m;
+            break;
+          }
+        }
+        if (chosen == null) {
+          throw new IOException(dir + " holds no linux/amd64 image");
+        }
+        JsonNode node = JSON.readTree(blobPath(dir, chosen.path("digest").asText()).toFile());
+        if (node.has("manifests")) {
+          index = node; // an image index inside the layout: choose again, one level down
+        } else {
+          manifest = node;
+        }
+      }
+      if (manifest == null) {
+        throw new IOException(dir + ": no image manifest within two levels of index");
+      }
+      JsonNode config = JSON.readTree(blobPath(dir, manifest.path("config").path("digest").asText()).toFile());
+      List<BaseLayer> layers = new ArrayList<>();
+      for (JsonNode l : manifest.path("layers")) {
+        String digest = l.path("digest").asText();
+        layers.add(new BaseLayer((ObjectNode) l.deepCopy(), new Blob(digest, null, l.path("size").asLong(), blobPath(dir, digest))));
+      }
+      if (layers.size() != config.path("rootfs").path("diff_ids").size()) {
+        throw new IOException(dir + ": the base's manifest and config disagree on its layers");
+      }
+      return new Base(config, layers);
     }
-    build(Path.of(args[0]), Path.of(args[1]), args[2]);
+
+    private static Path blobPath(Path dir, String digest) throws IOException {
+      if (!digest.matches("sha256:[0-9a-f]{64}")) {
+        throw new IOException("Unsupported digest in " + dir + ": " + digest);
+      }
+      return dir.resolve("blobs/sha256").resolve(digest.substring("sha256:".length()));
+    }
   }
 
-  public static void build(Path dist, Path out, String version) throws IOException {
+  public static void main(String[] args) throws Exception {
+    if (args.length < 3 || args.length > 4) {
+      throw new IllegalArgumentException("usage: OciImage <unpacked dist dir> <out.tar> <version> [<base OCI layout dir>]");
+    }
+    String base = args.length == 4 && args[3] != null ? args[3].trim() : ""; // Maven passes an empty property as null
+    build(Path.of(args[0]), Path.of(args[1]), args[2], base.isEmpty() ? null : Path.of(base));
+  }
+
+  /** @param base an OCI image layout directory holding one image to build on, or null for none */
+  public static void build(Path dist, Path out, String version, Path base) throws IOException {
+    Base from = base == null ? Base.NONE : Base.read(base);
     Path work = out.resolveSibling(out.getFileName() + ".work");
     Files.createDirectories(work);
     // Two layers: third-party jars change least often, so a new build of lakesink itself
@@ -75,32 +137,49 @@ public final class OciImage {
 
     ObjectNode config = JSON.createObjectNode();
     config.put("created", "1970-01-01T00:00:00Z");
-    config.put("architecture", "amd64");
-    config.put("os", "linux");
+    config.put("architecture", from.config().path("architecture").asText("amd64"));
+    config.put("os", from.config().path("os").asText("linux"));
     ObjectNode c = config.putObject("config");
+    // The base's environment (PATH, JAVA_HOME, LANG) is what makes its Java usable.
+    ArrayNode env = c.putArray("Env");
+    from.config().path("config").path("Env").forEach(env::add);
+    if (from.layers().isEmpty()) {
+      env.add("PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+    }
     c.put("User", UID + ":" + UID);
     c.putArray("Entrypoint").add(ENTRYPOINT);
     c.putArray("Cmd").add("run").add("--config").add(CONFIG);
     c.putObject("ExposedPorts").putObject(WorkerConfig.StatusSettings.DEFAULT.port() + "/tcp");
     c.put("WorkingDir", DATA);
-    // No LAKESINK_STATUS_HOST here: an override in the image would beat status.host in the
+    // No LAKESINK_STATUS_HOST in Env: an override in the image would beat status.host in the
     // user's file. A container sets it (Kubernetes: the pod IP, see deploy/kubernetes).
-    c.putArray("Env").add("PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
     ObjectNode labels = c.putObject("Labels");
     labels.put("org.opencontainers.image.title", "lakesink");
     labels.put("org.opencontainers.image.version", version);
-    labels.put("org.opencontainers.image.description",
-        "lakesink worker layers: put on a base image with Java 17+ and bash (e.g. eclipse-temurin:17-jre)");
+    labels.put("org.opencontainers.image.description", from.layers().isEmpty()
+        ? "lakesink worker layers: put on a base image with Java 17+ and bash (e.g. eclipse-temurin:17-jre)"
+        : "lakesink worker");
     ObjectNode rootfs = config.putObject("rootfs");
     rootfs.put("type", "layers");
-    rootfs.putArray("diff_ids").add(deps.diffId()).add(app.diffId());
+    ArrayNode diffIds = rootfs.putArray("diff_ids");
+    from.config().path("rootfs").path("diff_ids").forEach(diffIds::add);
+    diffIds.add(deps.diffId()).add(app.diffId());
+    // Docker matches history entries to layers: keep the base's and add ours, or write none.
+    if (from.config().has("history")) {
+      ArrayNode history = config.putArray("history");
+      from.config().path("history").forEach(history::add);
+      history.addObject().put("created", "1970-01-01T00:00:00Z").put("created_by", "lakesink: third-party jars");
+      history.addObject().put("created", "1970-01-01T00:00:00Z").put("created_by", "lakesink: bin, config, contrib, lakesink jars");
+    }
     Blob configBlob = json(work.resolve("config.json"), config);
 
     ObjectNode manifest = JSON.createObjectNode();
     manifest.put("schemaVersion", 2);
     manifest.put("mediaType", MANIFEST_TYPE);
     manifest.set("config", descriptor(CONFIG_TYPE, configBlob));
-    manifest.putArray("layers").add(descriptor(LAYER_TYPE, deps)).add(descriptor(LAYER_TYPE, app));
+    ArrayNode layers = manifest.putArray("layers");
+    from.layers().forEach(l -> layers.add(l.descriptor()));
+    layers.add(descriptor(LAYER_TYPE, deps)).add(descriptor(LAYER_TYPE, app));
     Blob manifestBlob = json(work.resolve("manifest.json"), manifest);
 
     ObjectNode index = JSON.createObjectNode();
@@ -115,7 +194,9 @@ public final class OciImage {
     ObjectNode d = docker.addObject();
     d.put("Config", "blobs/sha256/" + hex(configBlob));
     d.putArray("RepoTags").add("lakesink:" + version);
-    d.putArray("Layers").add("blobs/sha256/" + hex(deps)).add("blobs/sha256/" + hex(app));
+    ArrayNode dockerLayers = d.putArray("Layers");
+    from.layers().forEach(l -> dockerLayers.add("blobs/sha256/" + hex(l.blob())));
+    dockerLayers.add("blobs/sha256/" + hex(deps)).add("blobs/sha256/" + hex(app));
 
     Path partial = out.resolveSibling(out.getFileName() + ".partial");
     try (OutputStream os = new BufferedOutputStream(Files.newOutputStream(partial), 1 << 16);
@@ -125,7 +206,10 @@ public final class OciImage {
       tar.file("manifest.json", 0644, JSON.writeValueAsBytes(docker));
       tar.directory("blobs", 0755, 0, 0);
       tar.directory("blobs/sha256", 0755, 0, 0);
-      for (Blob b : List.of(deps, app, configBlob, manifestBlob)) {
+      List<Blob> blobs = new ArrayList<>();
+      from.layers().forEach(l -> blobs.add(l.blob()));
+      blobs.addAll(List.of(deps, app, configBlob, manifestBlob));
+      for (Blob b : blobs) {
         tar.file("blobs/sha256/" + hex(b), 0644, 0, 0, b.file());
       }
     }
