@@ -53,6 +53,7 @@ final class Commands {
       try (Catalogs catalogs = Catalogs.of(config, storage)) {
         RenamedTargets.refuse(config, storage, catalogs, configFile);
       }
+      SourceTopics.refuse(config); // a heartbeat, transaction or schema-change topic: exit 4, nothing delivered
       int exit = ExitCode.CRASHED.code;
       try {
         exit = run(config, storage, stopAtEnd, FlushHook.NONE, shutdown::onStop);
@@ -215,7 +216,18 @@ final class Commands {
         }
       });
     }
-    ok &= step("kafka: reach " + config.kafka().bootstrapServers() + " and find the subscribed topics", () -> KafkaCheck.run(config));
+    boolean kafka = step("kafka: reach " + config.kafka().bootstrapServers() + " and find the subscribed topics",
+        () -> KafkaCheck.run(config));
+    ok &= kafka;
+    if (kafka) {
+      ok &= step("kafka: every subscribed topic carries table changes (its first record; not a heartbeat, transaction"
+          + " or schema-change topic)", () -> {
+            List<String> problems = SourceTopics.find(config).stream().map(f -> SourceTopics.error(config, f).getMessage()).toList();
+            if (!problems.isEmpty()) {
+              throw new IllegalStateException(String.join("\n      ", problems));
+            }
+          });
+    }
     TableCatalog catalog = Pipeline.catalog(config);
     if (catalog instanceof UnityCatalog unity) {
       try {

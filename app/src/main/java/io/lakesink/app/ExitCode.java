@@ -9,13 +9,16 @@ public enum ExitCode {
   OK(0),
   /** An unexpected exception: a bug or an environment problem the message names. */
   CRASHED(1),
-  /** The command line was wrong: unknown command or option, missing option value. */
+  /** The command line was wrong: unknown command or option, missing option value, an {@code init --output} that exists. */
   USAGE(2),
   /** The run ended with at least one table quarantined ({@code lakesink quarantine list} says why). */
   TABLES_QUARANTINED(3),
   /** The configuration file or an environment variable it names is wrong. */
   CONFIGURATION(4),
-  /** {@code check} failed a step, or {@code status} found no worker answering. */
+  /**
+   * {@code check} failed a step, {@code status} found no worker answering, or {@code init} could not
+   * read the broker or found no table topic on it.
+   */
   CHECK_FAILED(5),
   /**
    * The final flush before exit could not write (storage unreachable): those events are not in the

@@ -35,8 +35,20 @@ final class KafkaCheck {
 
   /** @param timeout for each connection attempt, and for the cluster to answer */
   static void run(WorkerConfig config, Duration timeout) {
-    String bootstrap = config.kafka().bootstrapServers();
-    Map<String, String> properties = config.kafka().properties();
+    Set<String> topics = topics(config.kafka().bootstrapServers(), config.kafka().properties(), timeout);
+    List<String> missing = config.subscriptions().stream().map(Subscription::topic).filter(t -> !topics.contains(t)).toList();
+    if (!missing.isEmpty()) {
+      throw new Failed(Errors.kafkaTopicsMissing(missing));
+    }
+  }
+
+  /**
+   * The cluster's topic names (without Kafka's internal ones), or a {@link Failed} that names the
+   * address, the cause and the key to change.
+   *
+   * @param timeout for each connection attempt, and for the cluster to answer
+   */
+  static Set<String> topics(String bootstrap, Map<String, String> properties, Duration timeout) {
     BootstrapProbe.Result probe = BootstrapProbe.probe(bootstrap, timeout);
     if (probe.reachable().isEmpty()) {
       throw new Failed(Errors.kafkaUnreachable(bootstrap, probe.problems()));
@@ -45,9 +57,8 @@ final class KafkaCheck {
     props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
     props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
-    Set<String> topics;
     try (Admin admin = Admin.create(props)) {
-      topics = admin.listTopics().names().get(timeout.toMillis() + 5_000, TimeUnit.MILLISECONDS);
+      return admin.listTopics().names().get(timeout.toMillis() + 5_000, TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
       throw new Failed(failure(e.getCause(), bootstrap, probe, properties, timeout));
     } catch (KafkaException e) { // Admin.create: a property Kafka refuses (a JAAS line it cannot parse, …)
@@ -57,10 +68,6 @@ final class KafkaCheck {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new Failed("interrupted");
-    }
-    List<String> missing = config.subscriptions().stream().map(Subscription::topic).filter(t -> !topics.contains(t)).toList();
-    if (!missing.isEmpty()) {
-      throw new Failed(Errors.kafkaTopicsMissing(missing));
     }
   }
 

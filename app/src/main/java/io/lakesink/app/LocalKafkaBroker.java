@@ -133,6 +133,20 @@ public final class LocalKafkaBroker implements AutoCloseable {
     admin.listOffsets(latest).all().get();
   }
 
+  /**
+   * Stops the broker, leaving the controller and the data: clients meet a broker that no longer
+   * answers, as in an outage. {@link #restartBroker} brings it back on the same port.
+   */
+  void stopBroker() {
+    var broker = kit.brokers().values().iterator().next();
+    broker.shutdown();
+    broker.awaitShutdown();
+  }
+
+  void restartBroker() {
+    kit.brokers().values().iterator().next().startup();
+  }
+
   /** Deletes a topic and waits until the broker no longer lists it. */
   public void deleteTopic(String name) {
     Properties p = new Properties();

@@ -6,6 +6,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -26,7 +28,7 @@ import picocli.CommandLine.Parameters;
     versionProvider = Main.Version.class,
     description = "Delivers Debezium change events from Kafka into Delta Lake tables.",
     subcommands = {
-      Main.Run.class, Main.DemoCommand.class, Main.Check.class, Main.Views.class, Main.Show.class,
+      Main.InitCli.class, Main.Run.class, Main.DemoCommand.class, Main.Check.class, Main.Views.class, Main.Show.class,
       Main.HandOffCommand.class, Main.RegisterCommand.class, Main.UnregisterCommand.class,
       Main.Status.class, Main.Quarantine.class, Main.BackfillCli.class, Main.MaintainCommand.class,
       CommandLine.HelpCommand.class
@@ -38,7 +40,7 @@ import picocli.CommandLine.Parameters;
       "2:usage error",
       "3:a table is quarantined",
       "4:configuration error",
-      "5:check failed / no worker answers",
+      "5:check failed / no worker answers / init could not read the broker or found no table topic",
       "6:the final flush failed",
       "7:stopped before the final flush finished",
       "8:a worker-level fault (run --stop-at-end)",
@@ -100,6 +102,71 @@ public final class Main implements Callable<Integer> {
   static final class ConfigOption {
     @Option(names = "--config", paramLabel = "FILE", required = true, description = "the worker's YAML configuration")
     Path file;
+  }
+
+  @Command(name = "init", mixinStandardHelpOptions = true,
+      description = {"Write a starter configuration with one subscription per Debezium table topic of a Kafka cluster.",
+          "It skips Kafka's internal topics and Debezium's heartbeat, transaction and schema-change topics, and reads"
+              + " one record of each table topic for its key (primary_key) and its format (JSON or Avro)."
+              + " Storage is left for you to fill in; secrets are written as $${env:NAME} references."})
+  static final class InitCli implements Callable<Integer> {
+    @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT[,HOST:PORT...]",
+        description = "the Kafka brokers (default: kafka.bootstrap_servers of --config)")
+    String bootstrap;
+
+    @Option(names = "--config", paramLabel = "FILE",
+        description = "an existing configuration to take the kafka: section (security settings) and schema_registry: from")
+    Path config;
+
+    @Option(names = "--schema-registry-url", paramLabel = "URL", description = "the schema registry, to read the fields of Avro keys")
+    String registryUrl;
+
+    @Option(names = "--include", paramLabel = "REGEX", description = "only topics whose whole name matches; repeatable")
+    List<String> include = new ArrayList<>();
+
+    @Option(names = "--exclude", paramLabel = "REGEX", description = "leave out topics whose whole name matches; repeatable")
+    List<String> exclude = new ArrayList<>();
+
+    @Option(names = "--output", paramLabel = "FILE", description = "where to write the configuration (default: standard output)")
+    Path output;
+
+    @Option(names = "--force", description = "replace the file of --output if it exists")
+    boolean force;
+
+    @Option(names = "--sample-timeout", paramLabel = "DURATION", defaultValue = "10s",
+        description = "how long to wait for the topics' first records: 500ms, 10s, 2m (default: ${DEFAULT-VALUE})")
+    String sampleTimeout;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,9})(ms|s|m)").matcher(sampleTimeout.strip());
+      if (!m.matches() || Long.parseLong(m.group(1)) == 0) {
+        throw new CommandLine.ParameterException(spec.commandLine(), "--sample-timeout " + sampleTimeout + ": write e.g. 500ms, 10s or 2m.");
+      }
+      long n = Long.parseLong(m.group(1));
+      java.time.Duration timeout = switch (m.group(2)) {
+        case "ms" -> java.time.Duration.ofMillis(n);
+        case "m" -> java.time.Duration.ofMinutes(n);
+        default -> java.time.Duration.ofSeconds(n);
+      };
+      return InitCommand.run(new InitCommand.Request(bootstrap, config, registryUrl, patterns("--include", include),
+          patterns("--exclude", exclude), output, force, timeout), io.lakesink.app.config.ConfigLoader.fromSystemEnvironment(), System.err);
+    }
+
+    private List<java.util.regex.Pattern> patterns(String option, List<String> texts) {
+      List<java.util.regex.Pattern> patterns = new ArrayList<>();
+      for (String t : texts) {
+        try {
+          patterns.add(java.util.regex.Pattern.compile(t));
+        } catch (java.util.regex.PatternSyntaxException e) {
+          throw new CommandLine.ParameterException(spec.commandLine(),
+              option + " " + t + " is not a Java regular expression (" + e.getDescription() + ").");
+        }
+      }
+      return patterns;
+    }
   }
 
   @Command(name = "run", mixinStandardHelpOptions = true,

@@ -25,7 +25,7 @@ final class SecretScrubber implements UnaryOperator<String> {
 
   SecretScrubber(Map<String, String> properties) {
     properties.forEach((key, value) -> {
-      if (value == null || !SECRET_KEY.matcher(key.toLowerCase(Locale.ROOT)).matches()) {
+      if (value == null || !isSecret(key)) {
         return;
       }
       add(value);
@@ -37,6 +37,11 @@ final class SecretScrubber implements UnaryOperator<String> {
       }
     });
     secrets.sort((a, b) -> b.length() - a.length()); // the whole line before its parts
+  }
+
+  /** Whether a Kafka property's value is a secret, by its name. */
+  static boolean isSecret(String key) {
+    return SECRET_KEY.matcher(key.toLowerCase(Locale.ROOT)).matches();
   }
 
   private void add(String secret) {

@@ -29,6 +29,8 @@ final class WorkerHarness {
   String kafkaExtra = "";
   /** The lines under storage:; local in {@link #data} unless a test says otherwise. */
   String storage;
+  /** The broker's address; the shared broker unless a test runs its own. */
+  String bootstrap;
 
   WorkerHarness(Path data) {
     this.data = data;
@@ -46,7 +48,7 @@ final class WorkerHarness {
 
   String yaml() {
     return
-        "kafka:\n  bootstrap_servers: " + SharedKafka.bootstrap() + "\n  group_id: " + groupId + "\n" + kafkaExtra
+        "kafka:\n  bootstrap_servers: " + (bootstrap != null ? bootstrap : SharedKafka.bootstrap()) + "\n  group_id: " + groupId + "\n" + kafkaExtra
             + "storage:\n" + (storage != null ? storage : "  type: local\n  path: " + data + "\n")
             + "delivery:\n" + delivery
             + "status:\n  host: 127.0.0.1\n  port: 0\n"

@@ -41,6 +41,18 @@ class ConnectorValidationTest {
     assertEquals(0, errorCount(new LakesinkSinkConnector().validate(base())));
   }
 
+  /** The task maintains its tables as the worker does, unless told not to. */
+  @Test
+  void maintenanceIsOnByDefaultWithClusteringStepsSizedToTheMergeLimit() {
+    Map<String, String> c = base();
+    c.put("merge.scan.limit.mb", "200");
+    var on = new ConnectorSettings(c).maintenance();
+    assertTrue(on.enabled());
+    assertEquals((200L << 20) / 20, on.settings().clusterStepBytes());
+    c.put("maintenance.enabled", "false");
+    assertFalse(new ConnectorSettings(c).maintenance().enabled());
+  }
+
   @Test
   void localStorageWithoutAPathIsReportedOnStoragePath() {
     Map<String, String> c = base();

@@ -13,7 +13,8 @@ import java.util.Map;
 /**
  * Changelog rows: the source row image ({@link RowLayout}), then {@code __op},
  * {@code __deleted}, {@code __ts_ms}, {@code __partition}, {@code __offset} and
- * {@code __ingest_date}.
+ * {@code __ingest_date}. A truncate is recorded as a row with {@code __op = 't'}, deleted, and
+ * every source column null.
  */
 final class ChangelogRows {
   private final RowLayout layout;
@@ -39,7 +40,9 @@ final class ChangelogRows {
     for (ChangeEvent e : events) {
       Object[] row = layout.row(e);
       row[op] = e.op() == null ? null : e.op().code();
-      row[deleted] = e.isDelete();
+      // A truncate is a row without source values: deleted, so no reader takes it for a row;
+      // the view hides every change ranked below it (CurrentStateView).
+      row[deleted] = e.isDelete() || e.isTruncate();
       row[ts] = e.tsMs();
       row[partition] = e.position().partition();
       row[offset] = e.position().offset();

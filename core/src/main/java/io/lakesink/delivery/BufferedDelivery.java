@@ -7,6 +7,7 @@ import io.lakesink.config.Subscription;
 import io.lakesink.delta.CommitOffsets;
 import io.lakesink.delta.DeltaTable;
 import io.lakesink.error.ConfigurationException;
+import io.lakesink.error.Errors;
 import io.lakesink.error.RetryableException;
 import io.lakesink.error.SourcePosition;
 import io.lakesink.error.TableFailureException;
@@ -50,6 +51,8 @@ public abstract class BufferedDelivery implements TableDelivery {
   public static final Duration FAULT_RECHECK = Duration.ofSeconds(30);
   /** After a flush gave up on a transient failure, how long until the next try. */
   public static final Duration RETRY_AFTER = Duration.ofSeconds(2);
+  /** The service name a table waiting on storage shows in {@code waiting_on}. */
+  public static final String STORAGE = "storage";
 
   private final Subscription subscription;
   protected final DeltaTable table;
@@ -83,6 +86,8 @@ public abstract class BufferedDelivery implements TableDelivery {
   static final Duration CATALOG_RECHECK = Duration.ofSeconds(10);
   /** After a flush gave up on a transient failure: not before this time again. */
   private long retryNotBefore;
+  /** While flushes fail on storage and are retried: why, and since the first failure; null once one lands. */
+  private ServiceWait storageWait;
 
   protected BufferedDelivery(Subscription subscription, DeltaTable table, DeltaTable sibling, DeliveryContext context) {
     this.subscription = subscription;
@@ -374,15 +379,22 @@ public abstract class BufferedDelivery implements TableDelivery {
         table.lastCommit().ifPresent(stats -> maintenance.warnings().merged(c.events(), stats));
       }
       retryNotBefore = 0;
+      storageWait = null;
       syncCatalog();
       return committed;
     }
     if (outcome instanceof FlushOutcome.Landed l) {
       retryNotBefore = 0;
+      storageWait = null;
       return job.kept(l.next());
     }
     giveBack(job);
     if (outcome instanceof FlushOutcome.Failed f && health.delivering()) {
+      if (f.error() instanceof RetryableException) {
+        ServiceWait attempts = job.failing();
+        Instant first = storageWait != null ? storageWait.since() : attempts != null ? attempts.since() : clock.instant();
+        storageWait = new ServiceWait(f.error().getMessage(), first);
+      }
       throw failed(f.error());
     }
     // Quarantined while the batch was in flight (a record that cannot be decoded): the table's
@@ -444,6 +456,7 @@ public abstract class BufferedDelivery implements TableDelivery {
   public void fail(TableFailureException reason) {
     health.quarantine(reason);
     buffer.clear();
+    storageWait = null;
   }
 
   @Override
@@ -459,10 +472,25 @@ public abstract class BufferedDelivery implements TableDelivery {
 
   @Override
   public TableStatus status() {
-    return new TableStatus(
+    TableStatus status = new TableStatus(
         tableName(), subscription.topic(), subscription.mode().name().toLowerCase(), health.state().label(),
         health.reason(), health.since(),
-        lastVersion, lastCommitAt, rowsDelivered, bufferedEvents(), maintenance.warnings().current(), maintenance.state());
+        lastVersion, lastCommitAt, rowsDelivered, bufferedEvents(), maintenance.warnings().current(), maintenance.state(),
+        List.of());
+    return storageWait().map(w -> status.waitingOn(STORAGE, Errors.waitingOnStorage(w.problem()), w.since())).orElse(status);
+  }
+
+  /**
+   * From the first failed attempt of the flush in flight (the writer thread reports it) until a
+   * flush lands: a table returns to healthy only once its rows are committed again.
+   */
+  @Override
+  public Optional<ServiceWait> storageWait() {
+    ServiceWait attempts = inFlight == null ? null : inFlight.failing();
+    if (attempts == null) {
+      return Optional.ofNullable(storageWait);
+    }
+    return Optional.of(storageWait == null ? attempts : storageWait.again(attempts.problem()));
   }
 
   /** This table's maintenance: what it last did, and the key warnings. */

@@ -104,6 +104,7 @@ final class FlushAttempts {
         }
         last = e;
         failures++;
+        job.attemptFailed("Writing " + tableName + " failed: " + withRootCause(e), clock.instant());
         if (!FLUSH_RETRY.mayRetryAfter(failures)) {
           break;
         }
@@ -154,6 +155,19 @@ final class FlushAttempts {
    */
   private Map<SourcePartition, Long> landedIn(Map<SourcePartition, Long> attempted) {
     return BufferedDelivery.offsetsIn(List.of(table), attempted.keySet());
+  }
+
+  /**
+   * The failure and, when it wraps one, its root cause: Kernel wraps a storage error in its own
+   * ("maximum number of retries (0) has been reached"), which alone does not say that storage
+   * failed, nor how. Storage clients' messages name the path, never a credential.
+   */
+  static String withRootCause(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    return root == e ? e.toString() : e + " (cause: " + root + ")";
   }
 
   private static ConfigurationException configurationCause(Throwable e) {

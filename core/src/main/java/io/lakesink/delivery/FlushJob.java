@@ -27,6 +27,12 @@ final class FlushJob {
   /** What the writer learned of the log while retrying (next offset per partition). */
   private final Map<SourcePartition, Long> learned = new HashMap<>();
   private final CompletableFuture<FlushOutcome> done = new CompletableFuture<>();
+  /**
+   * Set by the writer thread when an attempt failed on storage and is retried: the poll thread
+   * shows the table as waiting on storage at once, not only once the whole flush gives up (its
+   * attempts and their backoff, and a storage client's own retries, can take minutes).
+   */
+  private volatile ServiceWait failing;
 
   FlushJob(EventBuffer batch) {
     this.batch = batch;
@@ -102,6 +108,17 @@ final class FlushJob {
   EventBuffer remains() {
     batch.discard(Set.copyOf(abandoned));
     return batch;
+  }
+
+  /** Writer thread: an attempt failed on storage and will be retried. */
+  void attemptFailed(String problem, java.time.Instant at) {
+    ServiceWait was = failing;
+    failing = was == null ? new ServiceWait(problem, at) : was.again(problem);
+  }
+
+  /** Since when, and why, this job's attempts fail on storage; null while none did. */
+  ServiceWait failing() {
+    return failing;
   }
 
   boolean finished() {

@@ -94,6 +94,14 @@ public interface TableDelivery {
 
   DeliveryState state();
 
+  /**
+   * Whether this table's commits fail on storage and are being retried: what failed last and
+   * since the first failure; empty once a flush lands (or for a delivery that cannot tell).
+   */
+  default java.util.Optional<ServiceWait> storageWait() {
+    return java.util.Optional.empty();
+  }
+
   TableStatus status();
 
   /**

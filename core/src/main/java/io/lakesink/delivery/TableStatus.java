@@ -15,6 +15,8 @@ import java.util.Map;
  * @param warnings problems that do not stop delivery but should be fixed (a primary key that
  *     looks wrong, an optimization that keeps giving up), each saying what to do
  * @param maintenance the table's file count and optimizations given up in a row
+ * @param waitingOn the outside services this table waits on because they do not answer
+ *     ({@code kafka}, {@code schema_registry}, {@code storage}); empty while nothing is down
  */
 public record TableStatus(
     String table,
@@ -28,7 +30,27 @@ public record TableStatus(
     long rowsDelivered,
     int bufferedEvents,
     List<String> warnings,
-    MaintenanceRunner.State maintenance) {
+    MaintenanceRunner.State maintenance,
+    List<String> waitingOn) {
+
+  /**
+   * This table waiting on a service that does not answer: {@code degraded}, with the outage's
+   * reason before any it had (a catalog registration that lags), since the earlier of the two.
+   * A quarantined table stays as it is: it reads nothing, so it waits on nothing, and its
+   * reason is the one an operator must act on. The state returns to what it was by itself, since
+   * each status is built afresh from what is still down.
+   */
+  public TableStatus waitingOn(String service, String outageReason, Instant outageSince) {
+    if ("quarantined".equals(state) || waitingOn.contains(service)) {
+      return this;
+    }
+    List<String> services = new java.util.ArrayList<>(waitingOn);
+    services.add(service);
+    String joined = reason == null ? outageReason : outageReason + "; " + reason;
+    Instant earliest = since == null || outageSince.isBefore(since) ? outageSince : since;
+    return new TableStatus(table, topic, mode, "degraded", joined, earliest, lastVersion, lastCommitAt, rowsDelivered,
+        bufferedEvents, warnings, maintenance, List.copyOf(services));
+  }
 
   /**
    * The fields under the names {@code /status} uses, in its order; the standalone worker's status
@@ -50,6 +72,7 @@ public record TableStatus(
     m.put("warnings", warnings);
     m.put("files", maintenance.files() < 0 ? null : maintenance.files());
     m.put("optimize_gave_up_in_a_row", maintenance.optimizeGiveUps());
+    m.put("waiting_on", waitingOn);
     return m;
   }
 }

@@ -413,6 +413,7 @@ public final class DeltaTable {
     private final Row txnState;
     private final List<Row> adds = new ArrayList<>();
     private final Map<TableFile, long[]> deletes = new LinkedHashMap<>();
+    private final List<TableFile> removed = new ArrayList<>();
     private long rowsWritten;
 
     private PendingWrite(Snapshot base, Transaction txn, AppendRequest request) {
@@ -491,12 +492,23 @@ public final class DeltaTable {
       }
     }
 
-    /** The commit: the files written, {@code rewritten} removed, the offsets, a wider schema. */
+    /**
+     * Removes a file none of whose rows stays (a truncate removed them all): the commit removes it
+     * as it removes a rewritten file, but its rows count as deleted, not rewritten, so a truncate
+     * does not look like a merge rewriting far more than it received.
+     */
+    public synchronized void removeWhole(TableFile file) {
+      removed.add(file);
+    }
+
+    /** The commit: the files written, {@code rewritten} and whole removals removed, the offsets, a wider schema. */
     public synchronized PreparedAppend prepare(List<TableFile> rewritten) {
       boolean widened = request.columns().size() > DeltaTypes.fromStruct(base.getSchema()).size();
       long now = System.currentTimeMillis();
       List<Row> dataActions = new ArrayList<>();
-      for (TableFile f : rewritten) {
+      List<TableFile> removals = new ArrayList<>(rewritten);
+      removals.addAll(removed);
+      for (TableFile f : removals) {
         dataActions.add(SingleAction.createRemoveFileSingleAction(
             new AddFile(f.scanRow.getStruct(InternalScanFileUtils.ADD_FILE_ORDINAL)).toRemoveFileRow(true, Optional.of(now))));
       }
@@ -514,10 +526,10 @@ public final class DeltaTable {
       // What this commit does to the table, for the key warnings once it lands (lastCommit).
       lastCommitStats = null;
       pendingStats = new CommitStats(rowsWritten, rewritten.size(), deletes.size(),
-          deletes.values().stream().mapToLong(p -> p.length).sum(),
+          deletes.values().stream().mapToLong(p -> p.length).sum() + removed.stream().mapToLong(f -> Math.max(0, f.rows())).sum(),
           rewritten.stream().mapToLong(f -> Math.max(0, f.rows())).sum(), listedFiles, listedRows);
       return new PreparedAppend(base, txn, request.offsets(), metadata, dataActions,
-          rewritten.isEmpty() && deletes.isEmpty() && !widened, Math.toIntExact(rowsWritten));
+          removals.isEmpty() && deletes.isEmpty() && !widened, Math.toIntExact(rowsWritten));
     }
   }
 
@@ -710,7 +722,8 @@ public final class DeltaTable {
    * @param rowsWritten rows in the new files
    * @param filesRewritten files the commit removed (a MERGE rewrite)
    * @param filesWithDeletes files the commit deleted rows of with a deletion vector (kept, not rewritten)
-   * @param rowsDeleted rows those deletion vectors newly delete
+   * @param rowsDeleted rows those deletion vectors newly delete, and rows of files removed whole
+   *     ({@link PendingWrite#removeWhole})
    * @param rowsRewritten rows the removed files held
    * @param tableFiles files of the table when the commit was planned (as last listed)
    * @param tableRows rows of the table then

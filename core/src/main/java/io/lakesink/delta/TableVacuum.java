@@ -63,8 +63,11 @@ public final class TableVacuum {
    * @param live files of the latest version: data files and the deletion vector files they name
    * @param found data files in storage, live or not
    * @param delete what vacuum deletes
+   * @param sidecars lakesink's files about data files that will be gone ({@link DataFileSidecars}),
+   *     deleted after them
    */
-  public record Plan(long version, int live, long liveBytes, int found, long foundBytes, List<Candidate> delete) {
+  public record Plan(
+      long version, int live, long liveBytes, int found, long foundBytes, List<Candidate> delete, List<Candidate> sidecars) {
     public long deleteBytes() {
       return delete.stream().mapToLong(Candidate::size).sum();
     }
@@ -126,7 +129,29 @@ public final class TableVacuum {
         delete.add(new Candidate(p, listed.getSize()));
       }
     }
-    return new Plan(snapshot.getVersion(), live, liveBytes, found, foundBytes, delete);
+    return new Plan(snapshot.getVersion(), live, liveBytes, found, foundBytes, delete, sidecars(engine, root, remaining(keep, delete)));
+  }
+
+  /** Names of the data files that stay: those the plan keeps (live or retained), less what it deletes. */
+  private static Set<String> remaining(Set<String> keep, List<Candidate> delete) {
+    Set<String> names = new HashSet<>();
+    keep.forEach(p -> names.add(DataFileSidecars.name(p)));
+    delete.forEach(c -> names.remove(DataFileSidecars.name(c.path())));
+    return names;
+  }
+
+  /** The key filters whose data file is not among {@code remaining} (deleted now, or long gone). */
+  private static List<Candidate> sidecars(Engine engine, String root, Set<String> remaining) {
+    String directory = DataFileSidecars.keyFilter(root, "x");
+    directory = directory.substring(0, directory.lastIndexOf('/'));
+    List<Candidate> out = new ArrayList<>();
+    for (FileStatus listed : list(engine, directory)) {
+      String name = DataFileSidecars.name(listed.getPath());
+      if (name.endsWith(".keys") && !remaining.contains(name.substring(0, name.length() - ".keys".length()))) {
+        out.add(new Candidate(relative(root, listed.getPath()), listed.getSize()));
+      }
+    }
+    return out;
   }
 
   /** Deletes one planned file; false when it was already gone. */

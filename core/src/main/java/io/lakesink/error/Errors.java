@@ -1,6 +1,7 @@
 package io.lakesink.error;
 
 import io.lakesink.event.ColumnType;
+import io.lakesink.event.NonTableTopic;
 import java.util.List;
 
 /**
@@ -26,6 +27,31 @@ public final class Errors {
             + " then restart.",
         at,
         cause);
+  }
+
+  /**
+   * A subscribed topic carries no table changes: refused at load (by name), by {@code check} and
+   * at start (by its first record), before any of its records is delivered.
+   *
+   * @param evidence how it was recognised: "by its name", "by its first record (partition 0, offset 0)"
+   */
+  public static ConfigurationException nonTableTopic(String key, String topic, NonTableTopic kind, String evidence) {
+    return invalid(key, "is topic " + topic + ", " + kind.what() + " (recognised " + evidence + "; " + kind.why()
+        + "), which carries no table changes", "remove this subscription and subscribe to the connector's table"
+        + " topics (<topic.prefix>.<schema or database>.<table>) instead");
+  }
+
+  /** Several configuration errors found at once, each on its own line, so one start names them all. */
+  public static ConfigurationException all(List<ConfigurationException> errors) {
+    return errors.size() == 1
+        ? errors.get(0)
+        : new ConfigurationException(String.join("\n", errors.stream().map(Throwable::getMessage).toList()));
+  }
+
+  /** The same, as a record's decoding error: a topic that starts carrying such records while running. */
+  public static String nonTableRecord(String topic, NonTableTopic kind) {
+    return "it is a record of " + kind.what() + " (" + kind.why() + "), not a table's change event: topic " + topic
+        + " carries no table changes; remove its subscription";
   }
 
   /** Never quotes the value: reasons reach logs and {@code /status}. */
@@ -299,6 +325,39 @@ public final class Errors {
     return "topics not found: " + topics + " (check the subscriptions' topic names and the ACLs)";
   }
 
+  // --- `bin/lakesink init`: it reads the broker given on its command line, so the fix names the options.
+
+  /**
+   * @param problem the connection test's message (it names kafka.bootstrap_servers and kafka.properties)
+   * @param configFile the file of --config, or null
+   */
+  public static String initKafkaFailed(String problem, String configFile) {
+    return "lakesink init could not read the topics. " + problem + " For init, kafka.bootstrap_servers is --bootstrap-servers"
+        + (configFile == null
+            ? " and kafka.properties are those of a file given with --config (security settings: give one)."
+            : " (or that of " + configFile + ") and kafka.properties are those of " + configFile + ".");
+  }
+
+  /**
+   * @param skipped topics that are not a table's change events, each with the reason
+   */
+  public static String initNoTableTopics(String bootstrap, int topics, int outsidePatterns, List<String> skipped) {
+    return "No Debezium table topic found at " + bootstrap + ": of its " + topics + " topics, " + outsidePatterns
+        + " do not match --include/--exclude"
+        + (skipped.isEmpty() ? "" : " and " + skipped.size() + " are not a table's change events (" + String.join(", ", skipped) + ")")
+        + ". Check that --bootstrap-servers names the cluster the Debezium connector writes to, and the --include and"
+        + " --exclude patterns (Java regular expressions matching whole topic names).";
+  }
+
+  public static String initOutputExists(String file) {
+    return file + " exists and lakesink init does not overwrite it: choose another --output, or add --force to replace it.";
+  }
+
+  public static String initNoBroker() {
+    return "lakesink init needs the broker: give --bootstrap-servers host:port, or --config with a file whose"
+        + " kafka.bootstrap_servers names it.";
+  }
+
   public static ConfigurationException missing(String key, String what) {
     return new ConfigurationException("Configuration key '" + key + "' is required: " + what + ".");
   }
@@ -511,5 +570,33 @@ public final class Errors {
     return new ConfigurationException(
         option + " " + value + " names catalog '" + catalog + "', which the configuration does not have; configured: "
             + known + ". Write it as <catalog>[.<namespace>.<name>], e.g. default.main.silver.orders_APPEND.");
+  }
+
+  // Outages: an outside service that does not answer. Shown in /status as a table's reason (the
+  // table is degraded, not quarantined: nothing is wrong with its data) and as the worker's
+  // outage. Each one names the service and what waits on it; none quotes a record or a secret.
+
+  /** Why Kafka is counted as down: the probe that failed, naming the bootstrap servers. */
+  public static String kafkaNotAnswering(String bootstrap, java.time.Duration timeout, int inARow, String cause) {
+    return "Kafka (" + bootstrap + ") did not answer a request for end offsets within " + timeout.toMillis() + " ms, "
+        + inARow + " times in a row (" + cause + ")";
+  }
+
+  /** A table's reason while Kafka does not answer. */
+  public static String waitingOnKafka(String problem) {
+    return "Waiting on Kafka, which does not answer: nothing new is read for this table until it does; rows already"
+        + " read are still committed. " + problem;
+  }
+
+  /** A table's reason while the schema registry does not answer for one of its records. */
+  public static String waitingOnSchemaRegistry(String problem, java.time.Duration retry) {
+    return "Waiting on the schema registry, which does not answer: the record is read again every " + retry.toSeconds()
+        + " s until it does. " + problem;
+  }
+
+  /** A table's reason while its commits fail on storage and are retried. */
+  public static String waitingOnStorage(String problem) {
+    return "Waiting on storage, which does not answer: the buffered rows are kept, reading pauses once a flush gives"
+        + " up, and the flush is tried again until storage answers. " + problem;
   }
 }

@@ -35,6 +35,21 @@ public record ChangeEvent(
     this(position, op, tsMs, schema, values, recordKeyFields, sizeBytes, false);
   }
 
+  /** The columns of a truncate, which has no row image. */
+  private static final RowSchema NO_COLUMNS = new RowSchema(List.of(), true);
+
+  /**
+   * A truncate: no row, no key; it ranks ({@code tsMs} and its position) like any change, and
+   * removes every row of the table that ranks below it.
+   */
+  public static ChangeEvent truncate(SourcePosition position, Long tsMs, int sizeBytes) {
+    return new ChangeEvent(position, Operation.TRUNCATE, tsMs, NO_COLUMNS, new Object[0], List.of(), sizeBytes);
+  }
+
+  public boolean isTruncate() {
+    return op == Operation.TRUNCATE;
+  }
+
   /** This event, marked as the last of an initial snapshot. */
   public ChangeEvent asSnapshotEnd() {
     return new ChangeEvent(position, op, tsMs, schema, values, recordKeyFields, sizeBytes, true);

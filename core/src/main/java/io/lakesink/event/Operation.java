@@ -5,7 +5,12 @@ public enum Operation {
   CREATE("c"),
   UPDATE("u"),
   DELETE("d"),
-  READ("r");
+  READ("r"),
+  /**
+   * Every row of the table went at once (SQL {@code TRUNCATE}; Debezium emits it with
+   * {@code skipped.operations=none}). The event carries no row: it cuts the table at its rank.
+   */
+  TRUNCATE("t");
 
   private final String code;
 
@@ -17,7 +22,7 @@ public enum Operation {
     return code;
   }
 
-  /** Parses {@code c/u/d/r}; returns null for anything else (the caller decides what that means). */
+  /** Parses {@code c/u/d/r/t}; returns null for anything else (the caller decides what that means). */
   public static Operation fromCode(String code) {
     if (code == null) {
       return null;
@@ -27,6 +32,7 @@ public enum Operation {
       case "u" -> UPDATE;
       case "d" -> DELETE;
       case "r" -> READ;
+      case "t" -> TRUNCATE;
       default -> null;
     };
   }

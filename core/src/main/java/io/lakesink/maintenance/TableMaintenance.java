@@ -378,6 +378,8 @@ public final class TableMaintenance {
           progress.accept(String.format("%s: deleted %d of %d files", name, done, plan.delete().size()));
         }
       }
+      // After the data files: a key filter without its file is harmless, a file without its filter is read instead.
+      plan.sidecars().forEach(c -> TableVacuum.delete(table, c));
     }
     return new VacuumResult(name, kept, live, before, after, dryRun);
   }

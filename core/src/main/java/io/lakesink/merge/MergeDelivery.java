@@ -13,6 +13,7 @@ import io.lakesink.event.ChangeEvent;
 import io.lakesink.event.Column;
 import io.lakesink.event.ColumnType;
 import io.lakesink.event.Operation;
+import io.lakesink.view.ChangeOrder;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -31,7 +32,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Per batch: the latest change of each key wins ({@link MergeBatch}), and it applies only if it
  * ranks at or above the stored row ({@link TableMerge}), as the current-state view ranks changes;
- * {@code c}/{@code u}/{@code r} (or no operation) update or insert the row, {@code d} removes it.
+ * {@code c}/{@code u}/{@code r} (or no operation) update or insert the row, {@code d} removes it,
+ * {@code t} removes every row ranked below it ({@link Truncations}).
  * Each record is keyed on the primary key, else on its own record key ({@link RecordKeys}). A
  * merge streams the files it reads ({@link TableMerge}), so a table of any size merges within the
  * same memory. The rows of an initial snapshot are staged and published together.
@@ -56,6 +58,11 @@ public final class MergeDelivery extends BufferedDelivery {
   private final boolean keepsOperation;
   private final RecordKeys keys;
   private final DeletedKeys deletedKeys = new DeletedKeys();
+  private final Truncations truncations = new Truncations();
+  private KeyFilters filters;
+  /** Files merges read since the start, and those their key filter ruled out (not read). */
+  private long filesRead;
+  private long skippedByKeyFilters;
   private boolean warnedNoKey;
   private boolean snapshotEndSeen;
   private int nonSnapshotEvents;
@@ -105,6 +112,8 @@ public final class MergeDelivery extends BufferedDelivery {
     if (settings.deletionVectors() == MergeSettings.DeletionVectors.ALL && table.exists() && !table.deletionVectorsEnabled()) {
       table.enableDeletionVectors(); // the operator opted in (docs/merge.md): one commit of its own
     }
+    Truncations.Cut cut = truncations.cut(events);
+    events = cut.changes(); // a truncate carries no row; a change ranked below one is gone with it
     List<Column> existing = table.columns().orElse(List.of());
     RowLayout layout = new RowLayout(tableName(), existing, events, metadata);
     List<Object[]> rows = new ArrayList<>(events.size());
@@ -116,7 +125,13 @@ public final class MergeDelivery extends BufferedDelivery {
     DeltaTable.PendingWrite pending;
     TableMerge merge;
     boolean keyed = !keys.appendOnly(events);
-    if (!keyed) {
+    if (!keyed && cut.truncates()) {
+      // Nothing to match on, but the truncate still removes what ranks below it: a merge of no
+      // key, then the batch appended.
+      pending = table.begin(request);
+      merge = mergeInto(layout, new MergeBatch(List.of(), List.of(), List.of()), pending, cut.at());
+      merge.rows.addAll(TableMerge.append(events, rows).rows);
+    } else if (!keyed) {
       // Without a key there is nothing to match on: updates accumulate, deletes are not applied.
       if (!warnedNoKey) {
         log.warn("Table {} has no primary key (none configured, none in the record key): rows are appended,"
@@ -128,19 +143,21 @@ public final class MergeDelivery extends BufferedDelivery {
     } else {
       MergeBatch batch = batch(layout, events, rows);
       pending = table.begin(request);
-      merge = mergeInto(layout, batch, pending);
+      merge = mergeInto(layout, batch, pending, cut.at());
     }
     pending.write(merge.rows);
     resetStaging();
     DeltaTable.PreparedAppend prepared = pending.prepare(merge.rewritten);
-    if (keyed) {
+    if (keyed || cut.truncates()) {
       // Inserts too were planned from the keys the log showed: another writer of the table (a
       // backfill, docs/backfill.md) may have added one since, so a lost race plans them again.
+      // A truncate removes the files the log showed: one added since must be read too.
       prepared = prepared.withoutRebase();
     }
     beforeCommit();
     long version = table.commit(prepared);
     merge.remember(deletedKeys);
+    truncations.applied(cut);
     return version;
   }
 
@@ -159,18 +176,47 @@ public final class MergeDelivery extends BufferedDelivery {
     return batch;
   }
 
-  /** Merges the batch into the files of the snapshot {@code pending} commits on. */
-  private TableMerge mergeInto(RowLayout layout, MergeBatch batch, DeltaTable.PendingWrite pending) {
+  /**
+   * Merges the batch into the files of the snapshot {@code pending} commits on.
+   *
+   * @param cut the batch's truncate: the stored rows ranked below it go; null without one
+   */
+  private TableMerge mergeInto(RowLayout layout, MergeBatch batch, DeltaTable.PendingWrite pending, ChangeOrder cut) {
     List<TableFile> files = table.files();
     if (files.isEmpty()) {
-      return TableMerge.merge(null, pending, files, layout, batch, deletedKeys, false);
+      return TableMerge.merge(null, pending, files, layout, batch, deletedKeys, false, cut, null);
     }
     TableMerge merge = TableMerge.merge(table.positionedReader(layout.columns(), TableMerge.columnsRead(batch)), pending,
-        files, layout, batch, deletedKeys, table.deletionVectorsEnabled());
-    log.debug("Merge into {}: {} files, {} read, {} rewritten ({} rows, {} bytes), {} with rows deleted by deletion vectors"
-            + " ({} rows), {} rows written", tableName(), files.size(), merge.filesRead, merge.rewritten.size(),
+        files, layout, batch, deletedKeys, table.deletionVectorsEnabled(), cut, keyFilters());
+    skippedByKeyFilters += merge.filesSkippedByFilter;
+    filesRead += merge.filesRead;
+    log.debug("Merge into {}: {} files, {} read ({} more ruled out by their key filter), {} rewritten ({} rows, {} bytes),"
+            + " {} with rows deleted by deletion vectors ({} rows), {} rows written", tableName(), files.size(), merge.filesRead,
+        merge.filesSkippedByFilter, merge.rewritten.size(),
         merge.rowsRewritten, merge.bytesRewritten, merge.filesWithDeletes, merge.rowsDeleted, merge.rows.size());
     return merge;
+  }
+
+  /** Files merges read (their key and ordering columns) since this delivery started. */
+  public long filesRead() {
+    return filesRead;
+  }
+
+  /** Candidate files (by key range) that merges did not read because their key filter ruled them out. */
+  public long skippedByKeyFilters() {
+    return skippedByKeyFilters;
+  }
+
+  /** The table's key filters, made once; null when they are off or its storage hands out no file access. */
+  private KeyFilters keyFilters() {
+    if (filters == null && settings.keyFilters()) {
+      try {
+        filters = new KeyFilters(table.fileIO(), table.location());
+      } catch (IllegalStateException noFileAccess) {
+        log.debug("No key filters for {}: {}", tableName(), noFileAccess.getMessage());
+      }
+    }
+    return filters;
   }
 
   /** The change's metadata columns: {@code __op} (without a mapping), and what orders it. */

@@ -12,22 +12,29 @@ import java.time.Duration;
  * @param snapshotIdle an initial snapshot is published after this long without new rows
  * @param snapshotMaxRows … or every this many rows
  * @param deletionVectors which MERGE tables get deletion vectors (docs/merge.md)
+ * @param keyFilters whether merges keep and use a key filter per data file (on; off only to
+ *     measure what they save, {@code bench/run merge})
  */
-public record MergeSettings(long scanLimitBytes, Duration snapshotIdle, long snapshotMaxRows, DeletionVectors deletionVectors) {
+public record MergeSettings(
+    long scanLimitBytes, Duration snapshotIdle, long snapshotMaxRows, DeletionVectors deletionVectors, boolean keyFilters) {
   public static final long DEFAULT_SCAN_LIMIT_MB = 512;
   public static final MergeSettings DEFAULT =
-      new MergeSettings(DEFAULT_SCAN_LIMIT_MB << 20, Duration.ofSeconds(30), 1_000_000, DeletionVectors.NEW_TABLES);
+      new MergeSettings(DEFAULT_SCAN_LIMIT_MB << 20, Duration.ofSeconds(30), 1_000_000, DeletionVectors.NEW_TABLES, true);
 
   public MergeSettings(long scanLimitBytes, Duration snapshotIdle, long snapshotMaxRows) {
-    this(scanLimitBytes, snapshotIdle, snapshotMaxRows, DeletionVectors.NEW_TABLES);
+    this(scanLimitBytes, snapshotIdle, snapshotMaxRows, DeletionVectors.NEW_TABLES, true);
   }
 
   public MergeSettings withScanLimitMb(long mb) {
-    return new MergeSettings(mb << 20, snapshotIdle, snapshotMaxRows, deletionVectors);
+    return new MergeSettings(mb << 20, snapshotIdle, snapshotMaxRows, deletionVectors, keyFilters);
   }
 
   public MergeSettings withDeletionVectors(DeletionVectors mode) {
-    return new MergeSettings(scanLimitBytes, snapshotIdle, snapshotMaxRows, mode);
+    return new MergeSettings(scanLimitBytes, snapshotIdle, snapshotMaxRows, mode, keyFilters);
+  }
+
+  public MergeSettings withKeyFilters(boolean on) {
+    return new MergeSettings(scanLimitBytes, snapshotIdle, snapshotMaxRows, deletionVectors, on);
   }
 
   /**

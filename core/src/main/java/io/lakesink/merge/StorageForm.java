@@ -10,8 +10,8 @@ import java.time.temporal.ChronoUnit;
  * A key value as the table stores it, so a batch key equals the same key read back: Delta keeps
  * timestamps in microseconds (a nanosecond source time loses its last digits), and a decimal
  * column holds its own scale ({@code 1.5} is stored as {@code 1.50}, and {@link BigDecimal#equals}
- * tells them apart). Other types are stored as they are: time-of-day columns are text already
- * rendered the same way whatever the source's unit.
+ * tells them apart). Other types are stored as they are: time columns are text already, at the
+ * width of their source's unit (docs/types.md, Times).
  */
 final class StorageForm {
   private StorageForm() {}

@@ -12,13 +12,16 @@ import io.lakesink.view.ChangeOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * What one batch does to the table: the files it rewrote (already written), the rows of keys the
@@ -32,6 +35,11 @@ import java.util.Set;
  * ({@link ChangeOrder}): a row written by a later change stays, whatever order the changes arrive
  * in. A change of a key the table does not hold is inserted, unless a later delete of that key
  * was applied before ({@link DeletedKeys}); the inserts go to a file of their own, sorted too.
+ *
+ * <p>A batch with a truncate ({@code cut}) reads every file: each stored row ranked below the
+ * truncate goes, with the file when none of its rows stays ({@link PendingWrite#removeWhole}); the
+ * batch (only its changes ranked above the truncate, {@link Truncations}) is merged into what is
+ * left, in the same commit.
  */
 final class TableMerge {
   /** Files merged at once: this machine's cores, up to two (each lane holds a Parquet batch of its file). */
@@ -43,6 +51,8 @@ final class TableMerge {
   private final Map<RowKey, ChangeOrder> deletes = new LinkedHashMap<>();
   private final Set<RowKey> written = new HashSet<>();
   int filesRead;
+  /** Candidate files by key range that their key filter ruled out: not read. */
+  int filesSkippedByFilter;
   long rowsRewritten;
   long bytesRewritten;
   /** Files whose replaced rows a deletion vector deletes (kept, not rewritten), and those rows. */
@@ -73,20 +83,46 @@ final class TableMerge {
    * the batch, and what the batch's keys found, whatever the size of the table or of its files.
    *
    * @param reader reads the key and ordering columns ({@link #columnsRead}) with row positions
+   * @param cut the batch's truncate: every stored row ranked below it goes; null without one
    */
   static TableMerge merge(
       PositionedRowReader reader, PendingWrite out, List<TableFile> files, RowLayout layout, MergeBatch batch,
-      DeletedKeys deleted, boolean vectors) {
+      DeletedKeys deleted, boolean vectors, ChangeOrder cut, KeyFilters filters) {
     TableMerge m = new TableMerge();
-    KeyOrder order = new KeyOrder(batch.keyColumns().get(0));
-    Ranks ranks = new Ranks(layout);
-    List<TableFile> candidates = FilePruning.candidates(files, keysByColumns(layout, batch));
+    Comparator<Object[]> order = order(batch);
+    Ranks ranks = new Ranks(layout, cut);
+    // A truncate may remove rows of any file; else only files that may hold a batch key are read.
+    List<TableFile> candidates = cut != null ? files : FilePruning.candidates(files, keysByColumns(layout, batch));
+    // Key filters answer for one set of key columns (not while the record key's fields change),
+    // and only for the batch's keys (not when a truncate reads every file).
+    KeyColumns filtered = filters != null && cut == null && batch.keyColumns().size() == 1 ? batch.keyColumns().get(0) : null;
+    List<List<Object>> batchKeys = filtered == null ? List.of() : batch.keys(filtered);
     // Each change is written once, however many stored rows it replaced (a key held twice, or
     // key columns that changed): copy-on-write, into the rewrite of the first file that claims it.
     Set<MergeBatch.Change> claimed = Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
-    List<FileDeletes> merged = ParallelFiles.map(candidates, LANES, file -> {
-      FileDeletes f = FileDeletes.of(file, reader, batch, ranks);
-      if (f.positions.length > 0 && !vectors) {
+    List<FileDeletes> scanned = ParallelFiles.map(candidates, LANES, file -> {
+      KeyFilter building = null;
+      if (filtered != null) {
+        Optional<KeyFilter> filter = filters.find(file, filtered.names());
+        if (filter.isPresent() && batchKeys.stream().noneMatch(filter.get()::mayContain)) {
+          return null; // none of the batch's keys can be in the file: not read
+        }
+        long physicalRows = file.rows() + file.deletedRows();
+        building = filter.isEmpty() && file.rows() >= 0 ? KeyFilter.forKeys(physicalRows) : null;
+      }
+      KeyFilter built = building;
+      FileDeletes f = FileDeletes.of(file, reader, batch, ranks, built == null ? null : row -> {
+        RowKey key = filtered.keyOf(row);
+        if (key != null) {
+          built.add(key.values());
+        }
+      });
+      if (built != null) {
+        filters.save(file, filtered.names(), built);
+      }
+      if (f.emptied()) {
+        out.removeWhole(file); // a truncate left none of its rows: nothing to copy or delete by vector
+      } else if (f.positions.length > 0 && !vectors) {
         // On this lane: streamed as the read was. The changed rows have the keys of rows the file
         // held, so the file keeps its key range and later merges still skip it.
         List<Object[]> changedHere = new ArrayList<>();
@@ -96,12 +132,18 @@ final class TableMerge {
       }
       return f;
     });
+    List<FileDeletes> merged = scanned.stream().filter(java.util.Objects::nonNull).toList();
+    m.filesSkippedByFilter = candidates.size() - merged.size();
     Set<RowKey> found = new HashSet<>();
     Set<MergeBatch.Change> changed = Collections.newSetFromMap(new IdentityHashMap<>());
     for (FileDeletes f : merged) {
       m.filesRead++;
       found.addAll(f.found);
-      if (f.positions.length > 0) {
+      if (f.emptied()) {
+        m.deletes.putAll(f.deletes);
+        m.written.addAll(f.written);
+        changed.addAll(f.upserts); // written to the new file: no rewrite claimed them
+      } else if (f.positions.length > 0) {
         if (vectors) {
           out.deleteRows(f.file, f.positions);
           m.filesWithDeletes++;
@@ -132,8 +174,13 @@ final class TableMerge {
     return List.copyOf(names);
   }
 
+  /** Rows sorted by the batch's first key; a batch without one (a truncate alone) has nothing to sort. */
+  private static Comparator<Object[]> order(MergeBatch batch) {
+    return batch.keyColumns().isEmpty() ? (a, b) -> 0 : new KeyOrder(batch.keyColumns().get(0));
+  }
+
   /** Adds the changes of keys the table does not hold (any more), then sorts the rows to write by key. */
-  private void insertMissing(MergeBatch batch, Set<RowKey> found, DeletedKeys deleted, KeyOrder order) {
+  private void insertMissing(MergeBatch batch, Set<RowKey> found, DeletedKeys deleted, Comparator<Object[]> order) {
     batch.latest.forEach((key, change) -> {
       ChangeOrder deletedAt = deleted.deletedAt(key);
       if (!found.contains(key) && (deletedAt == null || !deletedAt.isAfter(change.order()))) {
@@ -151,16 +198,37 @@ final class TableMerge {
     final Set<RowKey> written = new HashSet<>();
     final List<MergeBatch.Change> upserts = new ArrayList<>();
     long[] positions;
+    /** The file's live rows read, and how many of them a truncate removes. */
+    long liveRows;
+    long truncated;
 
     private FileDeletes(TableFile file) {
       this.file = file;
     }
 
-    static FileDeletes of(TableFile file, PositionedRowReader reader, MergeBatch batch, Ranks ranks) {
+    /** Whether a truncate removed every live row of the file: it goes whole. */
+    boolean emptied() {
+      return truncated > 0 && positions.length == liveRows;
+    }
+
+    /** @param seen sees every live row of the file (its key and ordering columns), or null */
+    static FileDeletes of(TableFile file, PositionedRowReader reader, MergeBatch batch, Ranks ranks, Consumer<Object[]> seen) {
       FileDeletes f = new FileDeletes(file);
       long[][] positions = {new long[16]};
       int[] n = {0};
       reader.forEach(file, (row, position) -> {
+        if (seen != null) {
+          seen.accept(row);
+        }
+        f.liveRows++;
+        if (ranks.truncated(row)) {
+          f.truncated++;
+          if (n[0] == positions[0].length) {
+            positions[0] = Arrays.copyOf(positions[0], n[0] * 2);
+          }
+          positions[0][n[0]++] = position; // its key is not found: a batch change of it is inserted
+          return;
+        }
         List<RowKey> keys = batch.keysOf(row);
         if (keys.isEmpty()) {
           return;
@@ -207,11 +275,18 @@ final class TableMerge {
     private final int ts;
     private final int partition;
     private final int offset;
+    private final ChangeOrder cut;
 
-    Ranks(RowLayout layout) {
+    Ranks(RowLayout layout, ChangeOrder cut) {
       ts = layout.slot(ChangelogColumns.TS_MS);
       partition = layout.slot(ChangelogColumns.PARTITION);
       offset = layout.slot(ChangelogColumns.OFFSET);
+      this.cut = cut;
+    }
+
+    /** Whether the batch's truncate removes the row: it ranks below the truncate. */
+    boolean truncated(Object[] row) {
+      return cut != null && cut.isAfter(of(row));
     }
 
     ChangeOrder of(Object[] row) {

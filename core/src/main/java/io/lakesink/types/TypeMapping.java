@@ -7,7 +7,6 @@ import java.nio.ByteBuffer;
 import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.LocalDate;
-import java.time.LocalTime;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.Base64;
@@ -214,11 +213,11 @@ public final class TypeMapping {
   private static String string(SourceType source, String name, Object wire) throws UnconvertibleValueException {
     switch (name) {
       case TIME, CONNECT_TIME, "time-millis":
-        return timeOfDay(Math.multiplyExact(integral(wire).longValue(), 1_000_000L));
+        return TimeText.of(integral(wire).longValue(), 3);
       case MICRO_TIME, "time-micros":
-        return timeOfDay(Math.multiplyExact(integral(wire).longValue(), 1_000L));
+        return TimeText.of(integral(wire).longValue(), 6);
       case NANO_TIME:
-        return timeOfDay(integral(wire).longValue());
+        return TimeText.of(integral(wire).longValue(), 9);
       case CONNECT_DECIMAL, "decimal":
         // Wider than Delta's 38 digits, or without a precision: the exact value as text.
         return decimal(wire, source.parameters().getOrDefault("scale", "0")).toPlainString();
@@ -240,17 +239,6 @@ public final class TypeMapping {
       return Decimals.plain(d);
     }
     return wire.toString();
-  }
-
-  private static final long DAY_NANOS = 86_400_000_000_000L;
-
-  /** {@code HH:mm:ss[.fraction]}; PostgreSQL's {@code 24:00:00} is kept as such. */
-  private static String timeOfDay(long nanos) {
-    if (nanos == DAY_NANOS) {
-      return "24:00:00";
-    }
-    String s = LocalTime.ofNanoOfDay(nanos).toString();
-    return s.length() == 5 ? s + ":00" : s; // LocalTime drops ":00" seconds
   }
 
   private static byte[] bytes(Object wire) throws UnconvertibleValueException {

@@ -1,6 +1,7 @@
 package io.lakesink.view;
 
 import io.lakesink.changelog.ChangelogColumns;
+import io.lakesink.event.Operation;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -22,7 +23,8 @@ public final class CurrentState {
   /**
    * @param changelog rows of a changelog table, as column → value
    * @param key primary key columns; empty keeps every non-deleted row
-   * @return the visible rows, metadata columns removed as the view removes them
+   * @return the visible rows (the latest of each key, unless a delete or ranked below the latest
+   *     truncate), metadata columns removed as the view removes them
    */
   public static List<Map<String, Object>> collapse(
       List<Map<String, Object>> changelog, List<String> key, boolean includeMetadataColumns) {
@@ -38,9 +40,11 @@ public final class CurrentState {
       }
       latest = new ArrayList<>(byKey.values());
     }
+    ChangeOrder truncated = lastTruncate(changelog);
     List<Map<String, Object>> visible = new ArrayList<>();
     for (Map<String, Object> row : latest) {
-      if (Boolean.TRUE.equals(row.get(ChangelogColumns.DELETED))) {
+      if (Boolean.TRUE.equals(row.get(ChangelogColumns.DELETED))
+          || truncated != null && !ChangeOrder.of(row).isAfter(truncated)) {
         continue;
       }
       Map<String, Object> out = new LinkedHashMap<>(row);
@@ -55,5 +59,19 @@ public final class CurrentState {
       visible.add(out);
     }
     return visible;
+  }
+
+  /** Where the latest truncate ranks, or null without one: every change ranked below it is gone. */
+  static ChangeOrder lastTruncate(List<Map<String, Object>> changelog) {
+    ChangeOrder last = null;
+    for (Map<String, Object> row : changelog) {
+      if (Operation.TRUNCATE.code().equals(row.get(ChangelogColumns.OP))) {
+        ChangeOrder at = ChangeOrder.of(row);
+        if (last == null || at.isAfter(last)) {
+          last = at;
+        }
+      }
+    }
+    return last;
   }
 }

@@ -2,6 +2,7 @@ package io.lakesink.view;
 
 import io.lakesink.changelog.ChangelogColumns;
 import io.lakesink.config.TableNames;
+import io.lakesink.event.Operation;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -9,8 +10,8 @@ import java.util.stream.Collectors;
 /**
  * The SQL of the current-state view over a changelog table: the latest change of each key
  * (highest {@code __ts_ms}, then {@code __partition}, then {@code __offset}), with keys whose
- * latest change is a delete hidden. Deletes are filtered after the ranking: filtering first
- * would bring a deleted row's previous version back.
+ * latest change is a delete hidden, and changes ranked below a truncate hidden. Deletes are
+ * filtered after the ranking: filtering first would bring a deleted row's previous version back.
  */
 public final class CurrentStateView {
   private CurrentStateView() {}
@@ -40,10 +41,9 @@ public final class CurrentStateView {
     hidden.addAll(
         List.of(ChangelogColumns.DELETED, ChangelogColumns.PARTITION, ChangelogColumns.OFFSET, ChangelogColumns.INGEST_DATE));
     String except = hidden.stream().map(CurrentStateView::quote).collect(Collectors.joining(", "));
-    String deleted = quote(ChangelogColumns.DELETED);
+    String visible = "WHERE NOT " + quote(CHANGE) + "." + quote(ChangelogColumns.DELETED) + "\n" + notTruncated(changelog);
     if (key.isEmpty()) {
-      return "SELECT * EXCEPT (" + except + ") FROM " + changelog + "\n"
-          + "WHERE NOT " + deleted;
+      return "SELECT * EXCEPT (" + except + ") FROM " + changelog + " AS " + quote(CHANGE) + "\n" + visible;
     }
     String partitionBy = key.stream().map(CurrentStateView::quote).collect(Collectors.joining(", "));
     return "SELECT * EXCEPT (" + except + ") FROM (\n"
@@ -54,8 +54,37 @@ public final class CurrentStateView {
         + quote(ChangelogColumns.PARTITION) + " DESC NULLS LAST, "
         + quote(ChangelogColumns.OFFSET) + " DESC NULLS LAST\n"
         + "  ) = 1\n"
-        + ")\n"
-        + "WHERE NOT " + deleted;
+        + ") AS " + quote(CHANGE) + "\n"
+        + visible;
+  }
+
+  /** The aliases of a change and of a truncate in the view's query. */
+  private static final String CHANGE = "__change";
+  private static final String TRUNCATE = "__truncate";
+
+  /**
+   * The view's condition that no truncate ({@code __op = 't'}, a row without source values)
+   * ranks above the change: a truncate hides every change ranked below it, by the order the view
+   * ranks changes (a null ranks lowest), whatever partition either came from.
+   */
+  private static String notTruncated(String changelog) {
+    return "  AND NOT EXISTS (\n"
+        + "    SELECT 1 FROM " + changelog + " AS " + quote(TRUNCATE) + "\n"
+        + "    WHERE " + quote(TRUNCATE) + "." + quote(ChangelogColumns.OP) + " = '" + Operation.TRUNCATE.code() + "'\n"
+        + "      AND (" + above(ChangelogColumns.TS_MS) + "\n"
+        + "        OR " + same(ChangelogColumns.TS_MS) + " AND (" + above(ChangelogColumns.PARTITION) + "\n"
+        + "          OR " + same(ChangelogColumns.PARTITION) + " AND " + above(ChangelogColumns.OFFSET) + ")))";
+  }
+
+  /** The truncate's value of the column ranks above the change's: greater, or known where the change's is null. */
+  private static String above(String column) {
+    String t = quote(TRUNCATE) + "." + quote(column);
+    String c = quote(CHANGE) + "." + quote(column);
+    return "(" + t + " > " + c + " OR " + t + " IS NOT NULL AND " + c + " IS NULL)";
+  }
+
+  private static String same(String column) {
+    return quote(TRUNCATE) + "." + quote(column) + " <=> " + quote(CHANGE) + "." + quote(column);
   }
 
   /** A Databricks SQL identifier: backquoted, backquotes doubled. */

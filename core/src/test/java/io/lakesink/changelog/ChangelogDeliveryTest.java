@@ -19,7 +19,10 @@ import io.lakesink.delta.DeltaTable;
 import io.lakesink.delta.DeltaTableReader;
 import io.lakesink.delta.KernelEngine;
 import io.lakesink.error.TableFailureException;
+import io.lakesink.error.SourcePosition;
+import io.lakesink.event.ChangeEvent;
 import io.lakesink.event.Operation;
+import io.lakesink.view.CurrentState;
 import io.lakesink.storage.LocalStorage;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -83,6 +86,36 @@ class ChangelogDeliveryTest {
         assertEquals(CompressionCodecName.ZSTD, reader.getFooter().getBlocks().get(0).getColumns().get(0).getCodec());
       }
     }
+  }
+
+  /**
+   * The issue's case in changelog mode: inserts, a truncate, then inserts. The truncate is a row
+   * of its own (__op 't', deleted, no source values) and the view's rules over the changelog give
+   * what the source holds: [3, 101, 102].
+   */
+  @Test
+  void aTruncateIsRecordedAndTheCurrentStateHoldsOnlyWhatCameAfter() {
+    ChangelogDelivery d = delivery(table());
+    for (long id = 1; id <= 8; id++) {
+      d.accept(event("db.orders", 0, id - 1, Operation.CREATE, 1000L + id, row("id", id, "status", "new")));
+    }
+    d.flush();
+    d.accept(ChangeEvent.truncate(new SourcePosition("db.orders", 0, 8), 2000L, 40));
+    assertEquals(Map.of(new SourcePartition("db.orders", 0), 9L), d.flush(), "the truncate's position is committed");
+    d.accept(event("db.orders", 0, 9, Operation.CREATE, 2001L, row("id", 3L, "status", "again")));
+    d.accept(event("db.orders", 0, 10, Operation.CREATE, 2002L, row("id", 101L, "status", "new")));
+    d.accept(event("db.orders", 0, 11, Operation.CREATE, 2003L, row("id", 102L, "status", "new")));
+    d.flush();
+
+    List<Map<String, Object>> rows = DeltaTableReader.readAll(table());
+    assertEquals(12, rows.size(), "nothing is skipped: every change and the truncate are rows");
+    Map<String, Object> truncate = rows.stream().filter(r -> "t".equals(r.get("__op"))).findFirst().orElseThrow();
+    assertEquals(row("id", null, "status", null, "__op", "t", "__deleted", true, "__ts_ms", 2000L,
+        "__partition", 0, "__offset", 8L, "__ingest_date", LocalDate.of(2026, 11, 29)), truncate);
+    List<Map<String, Object>> state = CurrentState.collapse(rows, List.of("id"), false);
+    state.sort(Comparator.comparing(r -> (Long) r.get("id")));
+    assertEquals(List.of(row("id", 3L, "status", "again"), row("id", 101L, "status", "new"), row("id", 102L, "status", "new")),
+        state);
   }
 
   @Test

@@ -50,12 +50,17 @@ class MergeModelTest {
    * partition now and then, so an older change of a key can be read after a newer one.
    */
   static List<ChangeEvent> stream(Random random, int n) {
+    return stream(random, n, 8);
+  }
+
+  /** As {@link #stream(Random, int)}, over {@code k1Values} values of {@code k1}. */
+  static List<ChangeEvent> stream(Random random, int n, int k1Values) {
     List<ChangeEvent> events = new ArrayList<>();
     Map<List<Object>, Boolean> live = new HashMap<>();
     Map<List<Object>, Integer> partitionOf = new HashMap<>();
     long[] offsets = new long[3];
     for (int i = 0; i < n; i++) {
-      long k1 = random.nextInt(8);
+      long k1 = random.nextInt(k1Values);
       String k2 = random.nextBoolean() ? "a" : "b";
       List<Object> key = List.of(k1, k2);
       int partition = partitionOf.merge(key, (int) (k1 % 3), (p, init) -> random.nextInt(8) == 0 ? random.nextInt(3) : p);

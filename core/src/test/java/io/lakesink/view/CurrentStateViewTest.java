@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 
 class CurrentStateViewTest {
   @Test
-  void keyedViewRanksThenFiltersDeletes() {
+  void keyedViewRanksThenFiltersDeletesAndWhatATruncateRanksAbove() {
     assertEquals(
         """
         CREATE OR REPLACE VIEW `main`.`bronze`.`orders` AS
@@ -21,18 +21,30 @@ class CurrentStateViewTest {
             PARTITION BY `id`, `region`
             ORDER BY `__ts_ms` DESC NULLS LAST, `__partition` DESC NULLS LAST, `__offset` DESC NULLS LAST
           ) = 1
-        )
-        WHERE NOT `__deleted`;""",
+        ) AS `__change`
+        WHERE NOT `__change`.`__deleted`
+          AND NOT EXISTS (
+            SELECT 1 FROM `main`.`bronze`.`orders_APPEND` AS `__truncate`
+            WHERE `__truncate`.`__op` = 't'
+              AND ((`__truncate`.`__ts_ms` > `__change`.`__ts_ms` OR `__truncate`.`__ts_ms` IS NOT NULL AND `__change`.`__ts_ms` IS NULL)
+                OR `__truncate`.`__ts_ms` <=> `__change`.`__ts_ms` AND ((`__truncate`.`__partition` > `__change`.`__partition` OR `__truncate`.`__partition` IS NOT NULL AND `__change`.`__partition` IS NULL)
+                  OR `__truncate`.`__partition` <=> `__change`.`__partition` AND (`__truncate`.`__offset` > `__change`.`__offset` OR `__truncate`.`__offset` IS NOT NULL AND `__change`.`__offset` IS NULL))));""",
         CurrentStateView.sql(List.of("main", "bronze"), "orders", List.of("id", "region"), true));
   }
 
   @Test
-  void withoutKeyOnlyDeletedEventsAreDroppedAndMetadataCanBeHidden() {
+  void withoutKeyOnlyDeletedAndTruncatedEventsAreDroppedAndMetadataCanBeHidden() {
     assertEquals(
         """
         CREATE OR REPLACE VIEW `events` AS
-        SELECT * EXCEPT (`__op`, `__ts_ms`, `__deleted`, `__partition`, `__offset`, `__ingest_date`) FROM `events_APPEND`
-        WHERE NOT `__deleted`;""",
+        SELECT * EXCEPT (`__op`, `__ts_ms`, `__deleted`, `__partition`, `__offset`, `__ingest_date`) FROM `events_APPEND` AS `__change`
+        WHERE NOT `__change`.`__deleted`
+          AND NOT EXISTS (
+            SELECT 1 FROM `events_APPEND` AS `__truncate`
+            WHERE `__truncate`.`__op` = 't'
+              AND ((`__truncate`.`__ts_ms` > `__change`.`__ts_ms` OR `__truncate`.`__ts_ms` IS NOT NULL AND `__change`.`__ts_ms` IS NULL)
+                OR `__truncate`.`__ts_ms` <=> `__change`.`__ts_ms` AND ((`__truncate`.`__partition` > `__change`.`__partition` OR `__truncate`.`__partition` IS NOT NULL AND `__change`.`__partition` IS NULL)
+                  OR `__truncate`.`__partition` <=> `__change`.`__partition` AND (`__truncate`.`__offset` > `__change`.`__offset` OR `__truncate`.`__offset` IS NOT NULL AND `__change`.`__offset` IS NULL))));""",
         CurrentStateView.sql(List.of(), "events", List.of(), false));
   }
 
@@ -62,6 +74,57 @@ class CurrentStateViewTest {
         row("id", 45, "status", "known", "__op", "u", "__ts_ms", 1L)), state);
     assertEquals(List.of(row("id", 42, "status", "shipped")), CurrentState.collapse(log.subList(0, 5), List.of("id"), false));
     assertEquals(8, CurrentState.collapse(log, List.of(), true).size(), "without a key only the delete is dropped");
+  }
+
+  /** Inserts, a truncate, more inserts: only what came after the truncate is the current state. */
+  @Test
+  void aTruncateHidesEveryChangeRankedBelowIt() {
+    List<Map<String, Object>> log = new ArrayList<>();
+    for (int id = 1; id <= 8; id++) {
+      log.add(change(id, "before", "c", 1000L + id, 0, id));
+    }
+    log.add(change(3, "updated", "u", 1010L, 0, 9));
+    log.add(truncate(2000L, 0, 10));
+    log.add(change(3, "again", "c", 2001L, 0, 11));
+    log.add(change(101, "new", "c", 2002L, 0, 12));
+    log.add(change(102, "new", "c", 2003L, 0, 13));
+    log.add(change(101, "new", "d", 2004L, 0, 14));
+    log.add(change(101, "back", "c", 2005L, 0, 15));
+    assertEquals(List.of(3, 101, 102), ids(CurrentState.collapse(log, List.of("id"), false)));
+    assertEquals(List.of(3, 101, 101, 102), ids(CurrentState.collapse(log, List.of(), false)),
+        "without a key: every change after the truncate that is not a delete");
+    assertEquals(List.of(), CurrentState.collapse(log.subList(0, 10), List.of("id"), false), "the truncate alone: nothing");
+  }
+
+  /**
+   * The ordering rule across partitions: a truncate ranks as every change does (__ts_ms, then
+   * __partition, then __offset). A change of another partition with an earlier __ts_ms is older
+   * than the truncate, even when read after it, and stays hidden; a later one shows.
+   */
+  @Test
+  void aTruncateRanksAcrossPartitionsLikeEveryChange() {
+    List<Map<String, Object>> log = new ArrayList<>();
+    log.add(change(1, "p1 before", "c", 1000L, 1, 0));
+    log.add(truncate(2000L, 0, 5));
+    log.add(change(2, "p1 earlier, read after", "c", 1999L, 1, 1));
+    log.add(change(3, "p1 same time, higher partition", "c", 2000L, 1, 2));
+    log.add(change(4, "p0 same time, lower offset", "c", 2000L, 0, 4));
+    log.add(change(5, "no time", "c", null, 1, 3));
+    log.add(change(6, "p1 later", "c", 2001L, 1, 4));
+    assertEquals(List.of(3, 6), ids(CurrentState.collapse(log, List.of("id"), false)));
+    List<Map<String, Object>> twoTruncates = new ArrayList<>(log);
+    twoTruncates.add(truncate(2000L, 1, 9)); // ranks above key 3's change, below key 6's
+    assertEquals(List.of(6), ids(CurrentState.collapse(twoTruncates, List.of("id"), false)), "the latest truncate counts");
+  }
+
+  private static List<Integer> ids(List<Map<String, Object>> rows) {
+    return rows.stream().map(r -> (Integer) r.get("id")).sorted().toList();
+  }
+
+  /** A truncate as the changelog records it: no source values, deleted, __op 't'. */
+  private static Map<String, Object> truncate(Long ts, int partition, long offset) {
+    return row("id", null, "status", null, "__op", "t", "__deleted", true, "__ts_ms", ts,
+        "__partition", partition, "__offset", offset, "__ingest_date", null);
   }
 
   private static Map<String, Object> change(int id, String status, String op, Long ts, int partition, long offset) {

@@ -3,8 +3,10 @@ package io.lakesink.kafka;
 import io.lakesink.delivery.DeliveryState;
 import io.lakesink.delivery.FlushHook;
 import io.lakesink.delivery.FlushStep;
+import io.lakesink.delivery.ServiceWait;
 import io.lakesink.delivery.SourcePartition;
 import io.lakesink.delivery.TableDelivery;
+import io.lakesink.delivery.TableStatus;
 import io.lakesink.error.ConfigurationException;
 import io.lakesink.error.Errors;
 import io.lakesink.error.RetryableException;
@@ -61,6 +63,11 @@ public final class KafkaWorker implements AutoCloseable {
   private static final Duration SETTLE = Duration.ofSeconds(60);
   /** Broker calls made while positioning partitions. */
   private static final Duration BROKER_CALL = Duration.ofSeconds(15);
+  /**
+   * A group offset commit: the loop waits for it, and a broker that just went away would hold
+   * it that long before the probe can tell; one that failed is committed later anyway.
+   */
+  private static final Duration GROUP_COMMIT = Duration.ofSeconds(5);
 
   /** A table's subscription topic with its decoder. */
   public record Route(TableDelivery delivery, Supplier<RecordDecoder> decoder) {}
@@ -77,6 +84,10 @@ public final class KafkaWorker implements AutoCloseable {
   private final Map<String, Long> consumed = new HashMap<>();
   final PartitionPauses pauses = new PartitionPauses();
   private volatile boolean stopping;
+  /** After the loop: no probe follows, so a single failed probe no longer holds group offsets back. */
+  private boolean finalFlush;
+  /** A group commit failed: the next ones wait for the probe's next answer instead of each waiting {@link #GROUP_COMMIT}. */
+  private boolean groupCommitFailed;
   private volatile WorkerStatus status = WorkerStatus.STARTING;
   private long nextReleaseCheck;
   private long lastPollMillis;
@@ -86,6 +97,14 @@ public final class KafkaWorker implements AutoCloseable {
   private final Map<String, String> faults = new LinkedHashMap<>();
   static final Duration FAULT_RECHECK = Duration.ofSeconds(30);
   private final long maxBufferBytes;
+  private final ServiceOutages outages;
+  private final BrokerProbe probe;
+  /**
+   * Group offsets not committed yet: the commit failed, or Kafka does not answer (waiting
+   * {@link #BROKER_CALL} for it after every flush would hold the loop). Committed with the next
+   * flush's, or as soon as Kafka answers again.
+   */
+  private final Map<TopicPartition, OffsetAndMetadata> pendingGroupOffsets = new HashMap<>();
 
   /** The default worker-wide buffer budget: a quarter of the heap. */
   public static long defaultBufferBudget() {
@@ -126,6 +145,8 @@ public final class KafkaWorker implements AutoCloseable {
     this.clock = clock;
     this.assignmentTimeout = assignmentTimeout;
     this.maxBufferBytes = maxBufferBytes;
+    this.outages = new ServiceOutages(clock);
+    this.probe = new BrokerProbe(consumer, String.valueOf(props.get(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG)), clock);
   }
 
   /** Asks a running {@link #run} to flush, commit and return; safe from any thread. */
@@ -153,6 +174,7 @@ public final class KafkaWorker implements AutoCloseable {
         keepWithinBudget();
         retryDecodes();
         retryPositions();
+        checkBroker();
         checkReleases();
         maintainTables();
         pauses.apply(consumer);
@@ -178,6 +200,7 @@ public final class KafkaWorker implements AutoCloseable {
       }
     }
     lastPollMillis = clock.millis();
+    finalFlush = true;
     boolean finalFlushFailed = !flushAll();
     for (TableDelivery d : byTopic.values()) {
       try {
@@ -199,14 +222,37 @@ public final class KafkaWorker implements AutoCloseable {
 
   private WorkerStatus snapshot() {
     List<WorkerStatus.Subscription> subs = new ArrayList<>();
+    List<TableStatus> tables = new ArrayList<>();
+    Map<String, List<TopicPartition>> assigned = new HashMap<>();
+    Map<String, ServiceWait> storage = new HashMap<>();
     for (TableDelivery d : byTopic.values()) {
-      Map<Integer, Long> lag = new java.util.TreeMap<>();
-      for (TopicPartition tp : assigned(d)) {
-        consumer.currentLag(tp).ifPresent(l -> lag.put(tp.partition(), l));
-      }
-      subs.add(new WorkerStatus.Subscription(d.status(), Map.copyOf(lag), consumed.getOrDefault(d.subscription().topic(), 0L)));
+      List<TopicPartition> theirs = assigned(d);
+      TableStatus table = outages.overlay(d.status());
+      tables.add(table);
+      assigned.put(d.tableName(), theirs);
+      d.storageWait().ifPresent(w -> storage.put(d.tableName(), w));
+      subs.add(new WorkerStatus.Subscription(
+          table, PartitionLags.of(consumer, theirs), consumed.getOrDefault(d.subscription().topic(), 0L)));
     }
-    return new WorkerStatus(clock.instant(), List.copyOf(subs), faults());
+    return new WorkerStatus(clock.instant(), List.copyOf(subs), faults(), outages.list(tables, assigned, storage));
+  }
+
+  /**
+   * Asks Kafka whether it answers, when due ({@link BrokerProbe}): opens an outage after two
+   * failures in a row, closes it at the first answer, and then commits the group offsets held
+   * back meanwhile.
+   */
+  private void checkBroker() {
+    BrokerProbe.Outcome outcome = probe.probe(byTopic.keySet());
+    if (outcome == BrokerProbe.Outcome.ANSWERED) {
+      boolean retry = groupCommitFailed;
+      groupCommitFailed = false;
+      if (outages.kafkaAnswered() | probe.answeredAfterFailures() | retry) {
+        commitPendingGroupOffsets();
+      }
+    } else if (outcome == BrokerProbe.Outcome.FAILED && probe.down()) {
+      outages.kafkaDown(probe.problem(), probe.firstFailure());
+    }
   }
 
   private void handle(ConsumerRecord<byte[], byte[]> record) {
@@ -226,14 +272,18 @@ public final class KafkaWorker implements AutoCloseable {
     } catch (RetryableException e) {
       // The record may be fine (the schema registry is unreachable): read it again later.
       log.warn("Cannot decode {} yet, retrying in {}: {}", at, DECODE_RETRY, e.getMessage());
+      outages.registryFailed(tp, delivery.tableName(), e.getMessage());
       readAgainLater(tp, record.offset(), DECODE_RETRY);
       return;
     } catch (ConfigurationException e) {
       // The registry refused our credentials: every record of the topic would fail the same way.
+      // It answered, though: a fault, not an outage.
+      outages.registryAnswered(tp);
       raiseFault("registry:" + record.topic(), e);
       readAgainLater(tp, record.offset(), FAULT_RECHECK);
       return;
     } catch (DecodeException e) {
+      outages.registryAnswered(tp);
       failTable(delivery, Errors.undecodable(delivery.tableName(), at, e.getMessage(), e));
       return;
     } catch (RuntimeException e) {
@@ -243,6 +293,7 @@ public final class KafkaWorker implements AutoCloseable {
       failTable(delivery, Errors.decoderBug(delivery.tableName(), at, e));
       return;
     }
+    outages.registryAnswered(tp);
     if (!faults.isEmpty()) {
       clearFault("registry:" + record.topic());
     }
@@ -368,21 +419,24 @@ public final class KafkaWorker implements AutoCloseable {
    * left to the next commit.
    */
   private void commitGroupOffsets(Map<SourcePartition, Long> committed) {
-    Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-    committed.forEach((p, next) -> {
-      TopicPartition tp = new TopicPartition(p.topic(), p.partition());
-      if (consumer.assignment().contains(tp)) {
-        offsets.put(tp, new OffsetAndMetadata(next));
-      }
-    });
-    if (offsets.isEmpty()) {
-      return;
+    committed.forEach((p, next) -> pendingGroupOffsets.merge(new TopicPartition(p.topic(), p.partition()),
+        new OffsetAndMetadata(next), (a, b) -> a.offset() >= b.offset() ? a : b));
+    commitPendingGroupOffsets();
+  }
+
+  private void commitPendingGroupOffsets() {
+    pendingGroupOffsets.keySet().retainAll(consumer.assignment());
+    if (pendingGroupOffsets.isEmpty() || ((probe.failing() || groupCommitFailed) && !finalFlush) || outages.kafkaDown()) {
+      return; // Kafka did not answer the last probe: committed once it does
     }
+    Map<TopicPartition, OffsetAndMetadata> offsets = Map.copyOf(pendingGroupOffsets);
     try {
-      consumer.commitSync(offsets, BROKER_CALL);
+      consumer.commitSync(offsets, GROUP_COMMIT);
+      offsets.forEach(pendingGroupOffsets::remove);
     } catch (WakeupException e) {
       throw e;
     } catch (KafkaException e) {
+      groupCommitFailed = true;
       log.warn("Could not commit group offsets {} ({}); the Delta log holds them, the group catches up later", offsets, e.toString());
     }
   }
@@ -568,6 +622,7 @@ public final class KafkaWorker implements AutoCloseable {
       log.error("Could not record the quarantine of {}: {}", d.tableName(), saveFailed.toString());
     }
     pauses.add(assigned(d), Reason.QUARANTINED);
+    outages.forget(assigned(d)); // a quarantined table reads nothing: it waits on no registry
   }
 
   /** The partitions of this table's topic currently assigned to this worker. */
@@ -589,6 +644,8 @@ public final class KafkaWorker implements AutoCloseable {
   void forget(Collection<TopicPartition> tps) {
     pauses.forget(tps);
     tps.forEach(endOffsets::remove);
+    tps.forEach(pendingGroupOffsets::remove);
+    outages.forget(tps);
   }
 
   /** Applies pause decisions made inside a rebalance callback before poll fetches. */

@@ -13,12 +13,19 @@ import java.util.Map;
  * @param subscriptions one entry per subscription
  * @param faults worker-level faults (credentials or permissions refused by storage or the
  *     schema registry): every table waits on them, so the worker is unhealthy while any remains
+ * @param outages outside services that do not answer right now, and what waits on each. Unlike
+ *     a fault they leave the worker healthy: a restart would not bring the service back, and
+ *     the worker resumes by itself once it answers
  */
-public record WorkerStatus(Instant at, List<Subscription> subscriptions, List<String> faults) {
+public record WorkerStatus(Instant at, List<Subscription> subscriptions, List<String> faults, List<Outage> outages) {
   public static final WorkerStatus STARTING = new WorkerStatus(Instant.EPOCH, List.of());
 
   public WorkerStatus(Instant at, List<Subscription> subscriptions) {
-    this(at, subscriptions, List.of());
+    this(at, subscriptions, List.of(), List.of());
+  }
+
+  public WorkerStatus(Instant at, List<Subscription> subscriptions, List<String> faults) {
+    this(at, subscriptions, faults, List.of());
   }
 
   public boolean healthy() {
@@ -26,8 +33,21 @@ public record WorkerStatus(Instant at, List<Subscription> subscriptions, List<St
   }
 
   /**
-   * @param lag records not yet read, per assigned partition
+   * @param lag records not yet read, per assigned partition whose position is known; null where
+   *     the end offset the consumer last saw is behind its position (a stale end offset), so
+   *     the lag is unknown until the next answer refreshes it — never a negative number
    * @param consumed records read for this subscription since start
    */
   public record Subscription(TableStatus table, Map<Integer, Long> lag, long consumed) {}
+
+  /**
+   * An outside service that does not answer.
+   *
+   * @param service {@code kafka}, {@code schema_registry} or {@code storage}
+   * @param since when it first failed to answer in this outage
+   * @param problem what failed last, naming the service's address; never a credential
+   * @param tables the tables that wait on it
+   * @param partitions the partitions that wait on it, as {@code topic-partition}
+   */
+  public record Outage(String service, Instant since, String problem, List<String> tables, List<String> partitions) {}
 }

@@ -189,7 +189,12 @@ final class JdbcSource implements BackfillSource {
       case Types.DATE -> new SourceType("int32", TypeMapping.DATE, Map.of());
       case Types.TIMESTAMP -> new SourceType("int64", TypeMapping.MICRO_TIMESTAMP, Map.of());
       case Types.TIMESTAMP_WITH_TIMEZONE -> new SourceType("string", TypeMapping.ZONED_TIMESTAMP, Map.of());
-      case Types.TIME -> new SourceType("int64", TypeMapping.MICRO_TIME, Map.of());
+      // As Debezium's PostgreSQL connector types it by default (time.precision.mode adaptive):
+      // time(0) to time(3) in milliseconds, finer ones in microseconds; the unit sets the text's
+      // width (docs/types.md, Times), which the backfill's render check compares.
+      case Types.TIME -> scale <= 3
+          ? new SourceType("int32", TypeMapping.TIME, Map.of())
+          : new SourceType("int64", TypeMapping.MICRO_TIME, Map.of());
       case Types.BINARY, Types.VARBINARY, Types.LONGVARBINARY, Types.BLOB -> SourceType.of("bytes");
       default -> SourceType.of("string");
     };
@@ -217,6 +222,10 @@ final class JdbcSource implements BackfillSource {
       case TypeMapping.MICRO_TIME -> {
         LocalTime t0 = results.getObject(c, LocalTime.class);
         v = t0 == null ? null : t0.toNanoOfDay() / 1000;
+      }
+      case TypeMapping.TIME -> {
+        LocalTime t0 = results.getObject(c, LocalTime.class);
+        v = t0 == null ? null : (int) (t0.toNanoOfDay() / 1_000_000);
       }
       case TypeMapping.CONNECT_DECIMAL, TypeMapping.VARIABLE_SCALE_DECIMAL -> v = results.getBigDecimal(c);
       default -> v = switch (t.baseType()) {

@@ -82,7 +82,9 @@ final class JsonLinesSource implements BackfillSource {
           continue;
         }
         ChangeEvent e = decode(text);
-        if (e != null && !e.isDelete()) { // a topic dump's deletes hold a row that is gone
+        // A topic dump's deletes hold a row that is gone; a truncate holds none (a backfill loads
+        // rows, it does not replay a stream: as before truncates were decoded, it is passed over).
+        if (e != null && !e.isDelete() && !e.isTruncate()) {
           out.add(new SourceRow(e.schema(), e.values(), new SourceRow.Origin(fileName, true, line)));
         }
       }

@@ -116,6 +116,16 @@ public final class ConfigLoader {
     }
   }
 
+  /**
+   * One value with its {@code ${env:NAME}} references replaced as {@link #load} replaces them, for
+   * a command that reads single keys of a file that need not be complete ({@code lakesink init}).
+   *
+   * @param key the value's key path, named when a variable is not set
+   */
+  public String substitute(String value, String key) {
+    return substitute(new TextNode(value), key).textValue();
+  }
+
   private JsonNode substitute(JsonNode node, String key) {
     if (node.isTextual()) {
       Matcher m = ENV.matcher(node.textValue());

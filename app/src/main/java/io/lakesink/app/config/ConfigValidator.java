@@ -25,6 +25,7 @@ import io.lakesink.delivery.FlushPolicy;
 import io.lakesink.kafka.KafkaWorker;
 import io.lakesink.error.ConfigurationException;
 import io.lakesink.error.Errors;
+import io.lakesink.event.NonTableTopic;
 import io.lakesink.event.ColumnType;
 import io.lakesink.kafka.avro.SchemaRegistrySettings;
 import io.lakesink.mapping.ColumnRule;
@@ -391,6 +392,9 @@ final class ConfigValidator {
         throw invalid(at, "is empty", "write each subscription as {topic: …, table: …}");
       }
       String topic = required(s.topic(), at + ".topic", "the Kafka topic with the source table's change events");
+      NonTableTopic.byName(topic).ifPresent(kind -> {
+        throw Errors.nonTableTopic(at + ".topic", topic, kind, "by its name");
+      });
       String table = required(s.table(), at + ".table", "the target table name");
       DeliveryMode mode = word(DeliveryMode.class, s.mode(), DeliveryMode.CHANGELOG, at + ".mode", MODES);
       SourceFormat format = word(SourceFormat.class, s.format(), SourceFormat.AUTO, at + ".format", FORMATS);

@@ -90,6 +90,8 @@ public final class StatusServer implements AutoCloseable {
     body.put("last_loop", starting ? null : s.at());
     // Credentials or permissions refused by storage or the registry: every table waits on it.
     body.put("faults", s.faults());
+    // Shown, but healthy all the same: restarting the worker would not bring a service back.
+    body.put("outages", s.outages().stream().map(WorkerStatus.Outage::service).toList());
     send(ex, healthy ? 200 : 503, "application/json", JSON.writeValueAsString(body));
   }
 
@@ -134,6 +136,8 @@ public final class StatusServer implements AutoCloseable {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("at", s.at());
     body.put("faults", s.faults());
+    // Services that do not answer, since when, and which tables and partitions wait on them.
+    body.put("outages", s.outages());
     body.put("subscriptions", subs);
     send(ex, 200, "application/json", JSON.writeValueAsString(body));
   }

@@ -32,6 +32,11 @@ public final class WorkerMetrics implements DeliveryMetrics {
   private final MultiGauge states;
   private final MultiGauge files;
   private final MultiGauge giveUps;
+  private final MultiGauge outages;
+  private final MultiGauge outageSeconds;
+  private final MultiGauge waiting;
+  /** Every service an outage can name: each gets a row, 0 while it answers, so alerts need no absent(). */
+  static final List<String> SERVICES = List.of("kafka", "schema_registry", "storage");
 
   public WorkerMetrics(Supplier<WorkerStatus> status) {
     this.status = status;
@@ -51,6 +56,12 @@ public final class WorkerMetrics implements DeliveryMetrics {
         .register(registry);
     this.giveUps = MultiGauge.builder("lakesink.optimize.gave.up.in.a.row")
         .description("Optimizations of a table given up in a row: another writer keeps winning the race").register(registry);
+    this.outages = MultiGauge.builder("lakesink.service.outage")
+        .description("1 while an outside service (kafka, schema_registry, storage) does not answer").register(registry);
+    this.outageSeconds = MultiGauge.builder("lakesink.service.outage.seconds")
+        .description("How long the service's current outage has lasted, 0 while it answers").register(registry);
+    this.waiting = MultiGauge.builder("lakesink.table.waiting")
+        .description("1 for each table and the service it waits on because that service does not answer").register(registry);
     Gauge.builder("lakesink.tables.quarantined", this, m -> m.count("quarantined"))
         .description("Tables quarantined").register(registry);
   }
@@ -88,9 +99,16 @@ public final class WorkerMetrics implements DeliveryMetrics {
     List<MultiGauge.Row<?>> stateRows = new ArrayList<>();
     List<MultiGauge.Row<?>> fileRows = new ArrayList<>();
     List<MultiGauge.Row<?>> giveUpRows = new ArrayList<>();
+    List<MultiGauge.Row<?>> waitingRows = new ArrayList<>();
     for (WorkerStatus.Subscription sub : s.subscriptions()) {
       String table = sub.table().table();
-      sub.lag().forEach((p, l) -> lagRows.add(MultiGauge.Row.of(Tags.of("table", table, "partition", String.valueOf(p)), l)));
+      sub.lag().forEach((p, l) -> {
+        if (l != null) { // unknown (a stale end offset): no sample rather than a wrong one
+          lagRows.add(MultiGauge.Row.of(Tags.of("table", table, "partition", String.valueOf(p)), l));
+        }
+      });
+      sub.table().waitingOn().forEach(service ->
+          waitingRows.add(MultiGauge.Row.of(Tags.of("table", table, "service", service), 1)));
       consumedRows.add(MultiGauge.Row.of(Tags.of("table", table), sub.consumed()));
       var maintenance = sub.table().maintenance();
       if (maintenance.files() >= 0) {
@@ -112,7 +130,22 @@ public final class WorkerMetrics implements DeliveryMetrics {
     states.register(stateRows, true);
     files.register(fileRows, true);
     giveUps.register(giveUpRows, true);
+    waiting.register(waitingRows, true);
+    registerOutages(s);
     return registry.scrape();
+  }
+
+  private void registerOutages(WorkerStatus s) {
+    List<MultiGauge.Row<?>> down = new ArrayList<>();
+    List<MultiGauge.Row<?>> seconds = new ArrayList<>();
+    for (String service : SERVICES) {
+      var outage = s.outages().stream().filter(o -> o.service().equals(service)).findFirst();
+      down.add(MultiGauge.Row.of(Tags.of("service", service), outage.isPresent() ? 1 : 0));
+      seconds.add(MultiGauge.Row.of(Tags.of("service", service),
+          outage.map(o -> Math.max(0, Duration.between(o.since(), s.at()).toMillis() / 1000.0)).orElse(0.0)));
+    }
+    outages.register(down, true);
+    outageSeconds.register(seconds, true);
   }
 
   private double count(String state) {

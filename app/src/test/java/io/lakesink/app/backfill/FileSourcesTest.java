@@ -74,11 +74,12 @@ class FileSourcesTest {
     Path f = dir.resolve("dump.jsonl");
     Files.writeString(f, "{\"id\":1,\"name\":\"a\",\"qty\":2.50}\n"
         + "{\"before\":{\"id\":2},\"after\":null,\"source\":{\"ts_ms\":5},\"op\":\"d\"}\n"
+        + "{\"source\":{\"ts_ms\":6},\"op\":\"t\",\"ts_ms\":7}\n"
         + "{\"before\":null,\"after\":{\"id\":3,\"name\":\"c\"},\"source\":{\"ts_ms\":5},\"op\":\"c\"}\n");
     try (JsonLinesSource jsonl = new JsonLinesSource(List.of(f))) {
-      assertEquals(OptionalLong.of(3), jsonl.estimatedRows());
+      assertEquals(OptionalLong.of(4), jsonl.estimatedRows());
       List<SourceRow> rows = jsonl.next(10);
-      assertEquals(2, rows.size(), "the delete is skipped");
+      assertEquals(2, rows.size(), "the delete and the truncate (no row) are skipped");
       assertEquals(List.of("1", "a", "2.50"), Arrays.asList(rows.get(0).values()), "without a schema, text as the stream reads it");
       assertEquals(List.of("3", "c"), Arrays.asList(rows.get(1).values()), "an envelope's after image");
     }

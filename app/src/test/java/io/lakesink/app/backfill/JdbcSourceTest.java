@@ -34,6 +34,11 @@ class JdbcSourceTest {
     assertEquals(TypeMapping.ZONED_TIMESTAMP, JdbcSource.sourceType(Types.TIMESTAMP, "timestamptz", 35, 6).semanticName(),
         "PostgreSQL reports timestamptz as a timestamp");
     assertEquals(ColumnType.STRING, type(Types.TIME, "time", 15, 6), "time of day is text, as the stream renders it");
+    assertEquals(TypeMapping.MICRO_TIME, JdbcSource.sourceType(Types.TIME, "time", 15, 6).semanticName(),
+        "time(4) to time(6): microseconds, as Debezium's adaptive mode sends them");
+    assertEquals(TypeMapping.TIME, JdbcSource.sourceType(Types.TIME, "time", 12, 3).semanticName(),
+        "time(0) to time(3): milliseconds, so the text has the stream's 3 fraction digits");
+    assertEquals(TypeMapping.TIME, JdbcSource.sourceType(Types.TIME, "time", 8, 0).semanticName());
     assertEquals(ColumnType.STRING, type(Types.BINARY, "bytea", 0, 0), "bytes are base64 text");
     assertEquals(ColumnType.BOOLEAN, type(Types.BIT, "bool", 1, 0));
   }

@@ -2,15 +2,18 @@ package io.lakesink.kafka.avro;
 
 import io.lakesink.error.SourcePosition;
 import io.lakesink.event.ChangeEvent;
+import io.lakesink.event.NonTableTopic;
 import io.lakesink.event.Operation;
 import io.lakesink.event.RowSchema;
 import io.lakesink.kafka.decode.DecodeException;
 import io.lakesink.kafka.decode.RecordDecoder;
 import java.io.IOException;
 import io.lakesink.kafka.decode.LruCache;
+import io.lakesink.kafka.decode.OpCodes;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
@@ -25,8 +28,8 @@ import org.apache.avro.io.DecoderFactory;
  *
  * <p>Behaves like {@link io.lakesink.kafka.decode.DebeziumJsonDecoder}: the envelope
  * ({@code before}/{@code after}/{@code source}/{@code op}/{@code ts_ms}) or a flattened record
- * ({@code __op}, {@code __ts_ms}, {@code __source_ts_ms}, string {@code __deleted}); tombstones,
- * truncates and message events carry no change; a delete without a before image uses the key;
+ * ({@code __op}, {@code __ts_ms}, {@code __source_ts_ms}, string {@code __deleted}); tombstones
+ * and message events carry no change, a truncate is an event without a row; a delete without a before image uses the key;
  * the change time is {@code source.ts_ms}, else the envelope's {@code ts_ms}. Every column is
  * typed from the writer schema by {@link io.lakesink.types.TypeMapping}. The key's field names are
  * the default primary key; a key that is not Confluent Avro (no magic byte) gives none. A key that
@@ -103,12 +106,12 @@ public final class AvroDebeziumDecoder implements RecordDecoder {
       SourcePosition position, ValueShape shape, GenericRecord record, byte[] key, int size) throws DecodeException {
     Object codeValue = record.get(shape.op);
     String code = codeValue == null ? null : codeValue.toString();
-    if ("t".equals(code) || "m".equals(code)) {
-      return null; // truncate and message events carry no row
+    if ("m".equals(code)) {
+      return null; // a logical decoding message (PostgreSQL pg_logical_emit_message) changes no row
     }
     Operation op = Operation.fromCode(code);
     if (op == null) {
-      throw new DecodeException("the Debezium field 'op' holds an unknown operation (expected c, u, d or r)");
+      throw new DecodeException("the Debezium field 'op' holds " + OpCodes.describe(code) + " (expected c, u, d, r or t)");
     }
     int imagePos = op == Operation.DELETE ? shape.before : shape.after;
     Object image = imagePos < 0 ? null : record.get(imagePos);
@@ -122,6 +125,9 @@ public final class AvroDebeziumDecoder implements RecordDecoder {
     }
     if (ts == null && shape.tsMs >= 0) {
       ts = longOrNull(record.get(shape.tsMs));
+    }
+    if (op == Operation.TRUNCATE) {
+      return ChangeEvent.truncate(position, ts, size); // no before, no after: the whole table
     }
     KeyShape keyShape = keyShape(key);
     if (image == null) {
@@ -148,7 +154,7 @@ public final class AvroDebeziumDecoder implements RecordDecoder {
     String code = codeValue == null ? null : codeValue.toString();
     Operation op = Operation.fromCode(code);
     if (code != null && op == null) {
-      throw new DecodeException("the field '__op' holds an unknown operation (expected c, u, d or r)");
+      throw new DecodeException("the field '__op' holds " + OpCodes.describe(code) + " (expected c, u, d, r or t)");
     }
     Object deletedValue = shape.flatDeleted < 0 ? null : record.get(shape.flatDeleted);
     if (op == null && deletedValue != null && "true".equalsIgnoreCase(deletedValue.toString())) {
@@ -157,6 +163,19 @@ public final class AvroDebeziumDecoder implements RecordDecoder {
     Long ts = shape.flatSourceTsMs < 0 ? null : longOrNull(record.get(shape.flatSourceTsMs));
     if (ts == null && shape.flatTsMs >= 0) {
       ts = longOrNull(record.get(shape.flatTsMs));
+    }
+    if (op == Operation.TRUNCATE) {
+      return ChangeEvent.truncate(position, ts, size); // whatever columns it carries are not a row
+    }
+    if (op == null) {
+      // Without __op it is a flattened row, unless it is a record of a topic with no table changes.
+      Schema schema = record.getSchema();
+      Optional<NonTableTopic> other = NonTableTopic.byShape(
+          schema.getProp("connect.name") != null ? schema.getProp("connect.name") : schema.getFullName(),
+          name -> schema.getField(name) != null);
+      if (other.isPresent()) {
+        throw DecodeException.nonTableRecord(position.topic(), other.get());
+      }
     }
     AvroRowSchema rowSchema = shape.flattenedRow();
     return new ChangeEvent(position, op, ts, rowSchema.rowSchema, rowSchema.values(record), keyFields(keyShape(key)), size);

@@ -7,10 +7,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeType;
 import io.lakesink.error.SourcePosition;
 import io.lakesink.event.ChangeEvent;
+import io.lakesink.event.NonTableTopic;
 import io.lakesink.event.Operation;
 import io.lakesink.kafka.decode.RowBuilder.Row;
 import java.io.IOException;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -129,12 +131,16 @@ public final class DebeziumJsonDecoder implements RecordDecoder {
       SourcePosition position, Document doc, PayloadScan payload, byte[] key, List<String> keyFields, int size)
       throws DecodeException, IOException {
     String code = payload.opCode;
-    if ("t".equals(code) || "m".equals(code)) {
-      return null; // truncate and message events carry no row
+    if ("m".equals(code)) {
+      return null; // a logical decoding message (PostgreSQL pg_logical_emit_message) changes no row
     }
     Operation op = Operation.fromCode(code);
     if (op == null) {
-      throw new DecodeException("the Debezium field 'op' holds an unknown operation (expected c, u, d or r)");
+      throw new DecodeException("the Debezium field 'op' holds " + OpCodes.describe(code) + " (expected c, u, d, r or t)");
+    }
+    Long ts = payload.sourceTsMs != null ? payload.sourceTsMs : payload.tsMs;
+    if (op == Operation.TRUNCATE) {
+      return ChangeEvent.truncate(position, ts, size); // no before, no after: the whole table
     }
     boolean delete = op == Operation.DELETE;
     String imageField = delete ? "before" : "after";
@@ -155,7 +161,6 @@ public final class DebeziumJsonDecoder implements RecordDecoder {
     } else {
       row = payload.after.finish(doc);
     }
-    Long ts = payload.sourceTsMs != null ? payload.sourceTsMs : payload.tsMs;
     ChangeEvent event = new ChangeEvent(position, op, ts, row.schema(), row.values(), keyFields, size);
     return payload.snapshotLast ? event.asSnapshotEnd() : event;
   }
@@ -164,13 +169,23 @@ public final class DebeziumJsonDecoder implements RecordDecoder {
       throws DecodeException, IOException {
     Operation op = Operation.fromCode(payload.flatOpCode);
     if (payload.flatOpCode != null && op == null) {
-      throw new DecodeException("the field '__op' holds an unknown operation (expected c, u, d or r)");
+      throw new DecodeException("the field '__op' holds " + OpCodes.describe(payload.flatOpCode) + " (expected c, u, d, r or t)");
     }
     if (payload.deleted && op == null) {
       op = Operation.DELETE;
     }
     Long ts = payload.flatSourceTsMs != null ? payload.flatSourceTsMs : payload.flatTsMs;
+    if (op == Operation.TRUNCATE) {
+      return ChangeEvent.truncate(position, ts, size); // whatever columns it carries are not a row
+    }
     Row row = payload.flat.finish(doc);
+    if (op == null) {
+      // Without __op it is a flattened row, unless it is a record of a topic with no table changes.
+      Optional<NonTableTopic> other = NonTableTopic.byShape(payload.schemaName(), name -> row.schema().indexOf(name) >= 0);
+      if (other.isPresent()) {
+        throw DecodeException.nonTableRecord(position.topic(), other.get());
+      }
+    }
     return new ChangeEvent(position, op, ts, row.schema(), row.values(), keyFields, size);
   }
 

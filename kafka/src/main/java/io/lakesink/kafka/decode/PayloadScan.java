@@ -28,6 +28,7 @@ final class PayloadScan {
   RowBuilder after; // when afterType is OBJECT
   Document.Range beforeRange; // when beforeType is OBJECT
   Long sourceTsMs;
+  boolean sourceBlock; // a 'source' object was read
   boolean snapshotLast;
   Long tsMs;
 
@@ -92,8 +93,18 @@ final class PayloadScan {
     return again;
   }
 
+  /**
+   * An {@code op} with a row image, or a truncate or message event: Debezium documents those with
+   * only {@code source}, {@code op} and {@code ts_ms} (and {@code message}); the JSON converter
+   * adds null images when the envelope schema is written, but need not.
+   */
   boolean isEnvelope() {
-    return hasOp && (afterType != null || beforeType != null);
+    return hasOp && (afterType != null || beforeType != null || sourceBlock && ("t".equals(opCode) || "m".equals(opCode)));
+  }
+
+  /** The name of the record's value schema, or null without one. */
+  String schemaName() {
+    return schema == null ? null : schema.name();
   }
 
   RowBuilder builder(RecordSchema.Image image) {
@@ -170,6 +181,7 @@ final class PayloadScan {
       case "source" -> {
         sourceTsMs = null;
         snapshotLast = false;
+        sourceBlock = t == JsonToken.START_OBJECT;
         if (t == JsonToken.START_OBJECT) {
           source(p);
         } else {

@@ -7,7 +7,7 @@ import io.lakesink.event.ChangeEvent;
 public interface RecordDecoder {
 
   /**
-   * @return the change, or null when the record carries none (a tombstone, a truncate)
+   * @return the change, or null when the record carries none (a tombstone, a logical decoding message)
    * @throws DecodeException when the record cannot be understood
    */
   ChangeEvent decode(SourcePosition position, byte[] key, byte[] value) throws DecodeException;

@@ -33,6 +33,12 @@ final class RecordSchema {
     }
   }
 
+  /** The schema's {@code name} (Debezium's heartbeat, transaction and schema-change values have one), or null. */
+  String name() {
+    JsonNode name = schema.get("name");
+    return name != null && name.isTextual() ? name.asText() : null;
+  }
+
   /** The builder of one row of this image: typed, or untyped when the schema does not describe it. */
   RowBuilder builder(Image image, UntypedSchemas untyped) {
     JsonNode part = described[image.ordinal()];

@@ -226,7 +226,7 @@ class AvroDebeziumDecoderTest {
     assertEquals(Instant.parse("1970-01-01T00:00:01Z"), e.value("local_ts"));
     assertEquals("01:02:03.004", e.value("t_millis"));
     assertEquals("01:02:03.000005", e.value("t_micros"));
-    assertEquals("12:34:56.789", e.value("micro_time"));
+    assertEquals("12:34:56.789000", e.value("micro_time"));
     assertEquals("-0.005", e.value("vsd"));
     assertEquals("héllo \"quoted\"", e.value("s"));
     assertEquals("GREEN", e.value("color"));
@@ -279,6 +279,9 @@ class AvroDebeziumDecoderTest {
         .set("tags", List.of())
         .set("attrs", Map.of())
         .set("s", "")
+        .set("t_millis", 0)
+        .set("t_micros", -1_000_000L)
+        .set("micro_time", 3_020_399_000_000L)
         .build();
     ChangeEvent e = decode(null, value(ALL_TYPES_ENVELOPE, "u", null, row, 1L, 2L));
     assertEquals(LocalDate.of(1, 1, 1), e.value("day"));
@@ -294,6 +297,9 @@ class AvroDebeziumDecoderTest {
     assertEquals("[]", e.value("tags"));
     assertEquals("{}", e.value("attrs"));
     assertEquals("", e.value("s"));
+    assertEquals("00:00:00.000", e.value("t_millis"), "midnight, at the unit's width");
+    assertEquals("-00:00:01.000000", e.value("t_micros"), "MySQL's negative TIME");
+    assertEquals("838:59:59.000000", e.value("micro_time"), "MySQL's largest TIME, beyond one day");
   }
 
   @Test
@@ -327,12 +333,39 @@ class AvroDebeziumDecoderTest {
   }
 
   @Test
-  void tombstonesTruncatesAndMessagesCarryNoChange() throws Exception {
+  void tombstonesAndMessagesCarryNoChangeATruncateCarriesNoRow() throws Exception {
     assertNull(decode(key(7), null));
-    assertNull(decode(null, value(V1_ENVELOPE, "t", null, null, 5L, 6L)));
     assertNull(decode(null, value(V1_ENVELOPE, "m", null, null, 5L, 6L)));
+    ChangeEvent truncate = decode(null, value(V1_ENVELOPE, "t", null, null, 5L, 6L));
+    assertEquals(Operation.TRUNCATE, truncate.op());
+    assertEquals(5L, truncate.tsMs(), "ranked by source.ts_ms like any change");
+    assertEquals(0, truncate.schema().size());
+    assertEquals(at, truncate.position());
     DecodeException badOp = assertThrows(DecodeException.class, () -> decode(null, value(V1_ENVELOPE, "x", null, customer(V1, 1, "a"), 5L, 6L)));
-    assertTrue(badOp.getMessage().contains("unknown operation") && !badOp.getMessage().contains("'x'"), badOp.getMessage());
+    assertTrue(badOp.getMessage().contains("the unknown operation 'x'"), badOp.getMessage());
+    DecodeException longOp = assertThrows(DecodeException.class, () -> decode(null, value(V1_ENVELOPE, "not an op", null, customer(V1, 1, "a"), 5L, 6L)));
+    assertTrue(longOp.getMessage().contains("of 9 characters") && !longOp.getMessage().contains("not an op"), longOp.getMessage());
+  }
+
+  /** Heartbeats and transaction markers in Avro: recognised by their schema names, refused, never a row. */
+  @Test
+  void recordsOfTopicsWithoutTableChangesAreRefused() throws Exception {
+    Schema heartbeat = new Schema.Parser().parse("""
+        {"type":"record","name":"Heartbeat","namespace":"io.debezium.connector.common",
+         "fields":[{"name":"ts_ms","type":"long"}],"connect.name":"io.debezium.connector.common.Heartbeat"}""");
+    Schema transaction = new Schema.Parser().parse("""
+        {"type":"record","name":"TransactionMetadataValue","namespace":"io.debezium.connector.common",
+         "fields":[{"name":"status","type":"string"},{"name":"id","type":"string"},
+           {"name":"event_count","type":["null","long"],"default":null},
+           {"name":"ts_ms","type":"long"}]}""");
+    byte[] beat = wire(registry.register("hb-value", heartbeat), heartbeat, new GenericRecordBuilder(heartbeat).set("ts_ms", 5L).build());
+    byte[] begin = wire(registry.register("tx-value", transaction), transaction,
+        new GenericRecordBuilder(transaction).set("status", "BEGIN").set("id", "tx-1").set("ts_ms", 5L).build());
+    DecodeException e1 = assertThrows(DecodeException.class, () -> decode(null, beat));
+    assertEquals(java.util.Optional.of(io.lakesink.event.NonTableTopic.HEARTBEAT), e1.nonTableTopic());
+    assertTrue(e1.getMessage().contains("Debezium's heartbeat topic") && e1.getMessage().contains(at.topic()), e1.getMessage());
+    DecodeException e2 = assertThrows(DecodeException.class, () -> decode(null, begin));
+    assertEquals(java.util.Optional.of(io.lakesink.event.NonTableTopic.TRANSACTION_METADATA), e2.nonTableTopic());
   }
 
   @Test

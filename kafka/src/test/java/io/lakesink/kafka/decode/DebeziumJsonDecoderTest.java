@@ -12,6 +12,7 @@ import io.lakesink.error.Errors;
 import io.lakesink.error.SourcePosition;
 import io.lakesink.event.ChangeEvent;
 import io.lakesink.event.ColumnType;
+import io.lakesink.event.NonTableTopic;
 import io.lakesink.event.Operation;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -21,6 +22,7 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class DebeziumJsonDecoderTest {
@@ -64,9 +66,8 @@ class DebeziumJsonDecoderTest {
   }
 
   @Test
-  void tombstonesTruncatesAndNullPayloadsCarryNoChange() throws Exception {
+  void tombstonesAndNullPayloadsCarryNoChange() throws Exception {
     assertNull(decode("{\"id\":7}", null));
-    assertNull(decode(null, "{\"before\":null,\"after\":null,\"op\":\"t\",\"source\":{\"ts_ms\":5}}"));
     assertNull(decode(null, "{\"schema\":{\"type\":\"struct\"},\"payload\":null}"));
   }
 
@@ -124,7 +125,7 @@ class DebeziumJsonDecoderTest {
     assertEquals(Instant.ofEpochMilli(1500), e.value("at_ms"));
     assertEquals(Instant.parse("1970-01-01T00:00:01.000000001Z"), e.value("at_ns"));
     assertEquals(Instant.parse("2026-01-01T08:00:00Z"), e.value("zoned"));
-    assertEquals("01:02:03", e.value("t"));
+    assertEquals("01:02:03.000000", e.value("t"));
     assertEquals("-0.005", e.value("vsd"));
     assertNull(e.value("s"));
   }
@@ -134,7 +135,10 @@ class DebeziumJsonDecoderTest {
     DecodeException notJson = assertThrows(DecodeException.class, () -> decode(null, "{nope"));
     assertTrue(notJson.getMessage().contains("not valid JSON"), notJson.getMessage());
     DecodeException badOp = assertThrows(DecodeException.class, () -> decode(null, "{\"after\":{\"id\":1},\"op\":\"x\"}"));
-    assertTrue(badOp.getMessage().contains("unknown operation") && !badOp.getMessage().contains("'x'"), badOp.getMessage());
+    assertTrue(badOp.getMessage().contains("the unknown operation 'x' (expected c, u, d, r or t)"), badOp.getMessage());
+    DecodeException longOp = assertThrows(DecodeException.class, () -> decode(null, "{\"after\":{\"id\":1},\"op\":\"secret value\"}"));
+    assertTrue(longOp.getMessage().contains("an unknown operation of 12 characters") && !longOp.getMessage().contains("secret"),
+        longOp.getMessage());
     DecodeException wrongType = assertThrows(DecodeException.class, () -> decode(null,
         "{\"schema\":{\"type\":\"struct\",\"fields\":[{\"type\":\"int64\",\"field\":\"id\"}]},\"payload\":{\"id\":\"abc\"}}"));
     assertTrue(wrongType.getMessage().contains("column id"), wrongType.getMessage());
@@ -142,6 +146,84 @@ class DebeziumJsonDecoderTest {
   }
 
   /** A record with a Connect schema: one optional field, its value as given. */
+  /** Debezium's truncate (skipped.operations=none): no row, ranked by source.ts_ms and its position. */
+  @Test
+  void truncatesAreEventsWithoutARow() throws Exception {
+    List<String> truncates = List.of(
+        // As Debezium documents it: source, op and ts_ms only.
+        "{\"source\":{\"ts_ms\":1000,\"table\":\"t\"},\"op\":\"t\",\"ts_ms\":1005}",
+        // As the JSON converter writes it with the envelope's schema fields: null images.
+        "{\"before\":null,\"after\":null,\"source\":{\"ts_ms\":1000},\"op\":\"t\",\"ts_ms\":1005,\"transaction\":null}",
+        "{\"schema\":{\"type\":\"struct\",\"fields\":[{\"type\":\"struct\",\"optional\":true,\"field\":\"after\",\"fields\":"
+            + "[{\"type\":\"int64\",\"field\":\"id\"}]},{\"type\":\"string\",\"field\":\"op\"},{\"type\":\"struct\",\"field\":\"source\","
+            + "\"fields\":[{\"type\":\"int64\",\"field\":\"ts_ms\"}]}]},"
+            + "\"payload\":{\"after\":null,\"op\":\"t\",\"source\":{\"ts_ms\":1000}}}",
+        // A flattened record whose __op says truncate: its other fields are no row.
+        "{\"id\":null,\"__op\":\"t\",\"__source_ts_ms\":1000,\"__ts_ms\":1005}");
+    for (String value : truncates) {
+      ChangeEvent e = decode(null, value);
+      assertEquals(Operation.TRUNCATE, e.op(), value);
+      assertTrue(e.isTruncate(), value);
+      assertEquals(1000L, e.tsMs(), value);
+      assertEquals(0, e.schema().size(), value);
+      assertEquals(List.of(), e.recordKeyFields(), value);
+      assertEquals(at, e.position());
+    }
+    assertNull(decode(null, "{\"source\":{\"ts_ms\":1},\"op\":\"m\",\"message\":{\"prefix\":\"p\"}}"), "a logical decoding message");
+    ChangeEvent row = decode(null, "{\"op\":\"t\",\"name\":\"x\"}");
+    assertEquals(null, row.op(), "no 'source' block: a flattened row with a column named op, not a truncate");
+  }
+
+  /** Records of Debezium's schema-change and transaction topics are refused, named, never a row. */
+  @Test
+  void recordsOfTopicsWithoutTableChangesAreRefusedNamingTheTopic() {
+    String schemaChange = "{\"source\":{\"ts_ms\":1},\"ts_ms\":2,\"databaseName\":\"inventory\",\"schemaName\":null,"
+        + "\"ddl\":\"ALTER TABLE t ADD COLUMN c INT\",\"tableChanges\":[{\"type\":\"ALTER\",\"id\":\"inventory.t\"}]}";
+    String withSchema = "{\"schema\":{\"type\":\"struct\",\"name\":\"io.debezium.connector.mysql.SchemaChangeValue\",\"fields\":["
+        + "{\"type\":\"string\",\"field\":\"databaseName\"},{\"type\":\"string\",\"optional\":true,\"field\":\"ddl\"},"
+        + "{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"field\":\"tableChanges\"}]},"
+        + "\"payload\":{\"databaseName\":\"inventory\",\"ddl\":\"DROP TABLE t\",\"tableChanges\":[]}}";
+    String heartbeat = "{\"schema\":{\"type\":\"struct\",\"name\":\"io.debezium.connector.common.Heartbeat\",\"fields\":["
+        + "{\"type\":\"int64\",\"field\":\"ts_ms\"}]},\"payload\":{\"ts_ms\":1700000000000}}";
+    String transaction = "{\"status\":\"BEGIN\",\"id\":\"571:53195829\",\"event_count\":null,\"data_collections\":null,\"ts_ms\":1}";
+    Map<String, NonTableTopic> records = Map.of(schemaChange, NonTableTopic.SCHEMA_CHANGES, withSchema, NonTableTopic.SCHEMA_CHANGES,
+        transaction, NonTableTopic.TRANSACTION_METADATA, heartbeat, NonTableTopic.HEARTBEAT);
+    records.forEach((value, kind) -> {
+      DecodeException e = assertThrows(DecodeException.class, () -> decode(null, value), value);
+      assertEquals(java.util.Optional.of(kind), e.nonTableTopic(), value);
+      assertTrue(e.getMessage().contains(kind.what()) && e.getMessage().contains("topic " + at.topic()), e.getMessage());
+      assertFalse(e.getMessage().contains("ALTER TABLE") || e.getMessage().contains("571:"), "no value is quoted: " + e.getMessage());
+    });
+    for (int i = 0; i < 2; i++) { // the second time through the path for a schema seen last
+      DecodeException again = assertThrows(DecodeException.class, () -> decode(null, heartbeat));
+      assertEquals(java.util.Optional.of(NonTableTopic.HEARTBEAT), again.nonTableTopic());
+    }
+    DecodeException flattenedWithOp = null;
+    try {
+      decode(null, "{\"status\":\"x\",\"id\":1,\"event_count\":3,\"data_collections\":null,\"__op\":\"c\"}");
+    } catch (DecodeException e) {
+      flattenedWithOp = e;
+    }
+    assertNull(flattenedWithOp, "a flattened row with __op is a table's row, whatever its columns");
+  }
+
+  /** MySQL's TIME beyond one day and negative, as the MySQL connector sends it; was a quarantine. */
+  @Test
+  void mysqlTimesBeyondOneDayAndNegativeOnesBecomeText() throws Exception {
+    Map<String, String> expected = Map.of(
+        "3020399000000", "838:59:59.000000",
+        "-1000000", "-00:00:01.000000",
+        "360000000000", "100:00:00.000000",
+        "0", "00:00:00.000000",
+        "45296500000", "12:34:56.500000");
+    for (Map.Entry<String, String> v : expected.entrySet()) {
+      ChangeEvent e = decode(null, typed("int64", "io.debezium.time.MicroTime", null, v.getKey()));
+      assertEquals(ColumnType.STRING, e.schema().columns().get(0).type());
+      assertEquals(v.getValue(), e.value("amount"), v.getKey());
+    }
+    assertEquals("-12:00:00.250", decode(null, typed("int32", "io.debezium.time.Time", null, "-43200250")).value("amount"));
+  }
+
   private static String typed(String type, String name, String params, String value) {
     return "{\"schema\":{\"type\":\"struct\",\"fields\":[" + f(type, name, "amount", params) + "]},\"payload\":{\"amount\":" + value + "}}";
   }
@@ -206,7 +288,7 @@ class DebeziumJsonDecoderTest {
         typed("int32", "io.debezium.time.Date", null, "2147483647000"),
         typed("int64", "io.debezium.time.Timestamp", null, "9223372036854775807"),
         typed("string", "io.debezium.time.ZonedTimestamp", null, "\"not a time\""),
-        typed("int64", "io.debezium.time.MicroTime", null, "9223372036854775807"),
+        typed("int64", "io.debezium.time.MicroTime", null, "\"12:00:00\""),
         "{\"op\":\"c\",\"before\":null,\"after\":null}",
         "\"just a string\"",
         "{\"after\":{\"n\":" + "1".repeat(2000) + "},\"op\":\"c\"}",

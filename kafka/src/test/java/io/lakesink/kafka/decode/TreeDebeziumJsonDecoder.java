@@ -61,7 +61,8 @@ final class TreeDebeziumJsonDecoder implements RecordDecoder {
       throw new DecodeException("expected a JSON object, found " + payload.getNodeType());
     }
     List<String> keyFields = keyFields(key);
-    return payload.has("op") && (payload.has("after") || payload.has("before"))
+    return payload.has("op") && (payload.has("after") || payload.has("before")
+            || payload.path("source").isObject() && List.of("t", "m").contains(payload.path("op").asText("")))
         ? envelope(position, schema, payload, keyFields, key, value.length)
         : flattened(position, schema, payload, keyFields, value.length);
   }
@@ -70,12 +71,16 @@ final class TreeDebeziumJsonDecoder implements RecordDecoder {
       SourcePosition position, JsonNode schema, JsonNode payload, List<String> keyFields, byte[] key, int size)
       throws DecodeException {
     String code = payload.path("op").asText(null);
-    if ("t".equals(code) || "m".equals(code)) {
-      return null; // truncate and message events carry no row
+    if ("m".equals(code)) {
+      return null; // message events carry no row
     }
     Operation op = Operation.fromCode(code);
     if (op == null) {
-      throw new DecodeException("the Debezium field 'op' holds an unknown operation (expected c, u, d or r)");
+      throw new DecodeException("the Debezium field 'op' holds " + OpCodes.describe(code) + " (expected c, u, d, r or t)");
+    }
+    if (op == Operation.TRUNCATE) {
+      Long ts = longOrNull(payload.path("source").get("ts_ms"));
+      return ChangeEvent.truncate(position, ts != null ? ts : longOrNull(payload.get("ts_ms")), size);
     }
     String imageField = op == Operation.DELETE ? "before" : "after";
     JsonNode image = payload.get(imageField);
@@ -108,7 +113,7 @@ final class TreeDebeziumJsonDecoder implements RecordDecoder {
       throws DecodeException {
     Operation op = Operation.fromCode(payload.path("__op").asText(null));
     if (payload.has("__op") && !payload.get("__op").isNull() && op == null) {
-      throw new DecodeException("the field '__op' holds an unknown operation (expected c, u, d or r)");
+      throw new DecodeException("the field '__op' holds " + OpCodes.describe(payload.path("__op").asText(null)) + " (expected c, u, d, r or t)");
     }
     boolean deleted = "true".equalsIgnoreCase(payload.path("__deleted").asText("false"));
     if (deleted && op == null) {
@@ -117,6 +122,9 @@ final class TreeDebeziumJsonDecoder implements RecordDecoder {
     Long ts = longOrNull(payload.get("__source_ts_ms"));
     if (ts == null) {
       ts = longOrNull(payload.get("__ts_ms"));
+    }
+    if (op == Operation.TRUNCATE) {
+      return ChangeEvent.truncate(position, ts, size);
     }
     return row(position, op, ts, schema, payload, FLATTENED_METADATA, keyFields, size);
   }
