@@ -7,11 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.lakesink.app.config.ConfigLoader;
 import io.lakesink.app.status.StatusServer;
 import io.lakesink.app.status.WorkerMetrics;
 import io.lakesink.delivery.DeliveryContext;
 import io.lakesink.kafka.KafkaWorker;
 import io.lakesink.kafka.WorkerStatus;
+import io.lakesink.kafka.avro.AvroRecords;
+import io.lakesink.kafka.avro.TestSchemaRegistry;
 import io.lakesink.maintenance.MaintenancePolicy;
 import io.lakesink.maintenance.MaintenanceSettings;
 import io.lakesink.quarantine.QuarantineStore;
@@ -22,6 +25,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.avro.Schema;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -56,7 +60,7 @@ class AlertRulesAndDashboardTest {
     // Guards the guard: a parse that finds nothing would pass any rename.
     assertTrue(usedByRules.containsAll(List.of("lakesink_table_state", "lakesink_consumer_lag",
         "lakesink_table_last_commit_timestamp_seconds", "lakesink_optimize_gave_up_in_a_row", "lakesink_table_files",
-        "lakesink_worker_faults")), usedByRules.toString());
+        "lakesink_worker_faults", "lakesink_service_outage")), usedByRules.toString());
     assertTrue(used.size() >= 14, used.toString());
 
     Set<String> missing = missingFromAWorkerThatDidEverything(used);
@@ -77,7 +81,7 @@ class AlertRulesAndDashboardTest {
       }
     }
     // What issue 28 asks the rules to cover.
-    assertTrue(names.containsAll(List.of("LakesinkWorkerDown", "LakesinkTableQuarantined", "LakesinkTableDegraded",
+    assertTrue(names.containsAll(List.of("LakesinkWorkerDown", "LakesinkServiceOutage", "LakesinkTableQuarantined", "LakesinkTableDegraded",
         "LakesinkConsumerLagGrowing", "LakesinkTableNotFresh", "LakesinkOptimizeGivingUp", "LakesinkTableFilesGrowing")),
         names.toString());
   }
@@ -133,13 +137,15 @@ class AlertRulesAndDashboardTest {
 
   /**
    * What of {@code used} a worker's /metrics lacks, once it committed a table several times,
-   * optimized it and quarantined another: counters, histograms and per-table gauges only have
-   * samples once those happened. The worker keeps running (maintenance steps are collected on
-   * later turns of its loop) until /metrics has them all or two minutes passed.
+   * optimized it, quarantined another and had a third wait on a schema registry that answers
+   * 503: counters, histograms and per-table gauges only have samples once those happened. The
+   * worker keeps running (maintenance steps are collected on later turns of its loop) until
+   * /metrics has them all or two minutes passed.
    */
   private Set<String> missingFromAWorkerThatDidEverything(Set<String> used) throws Exception {
     String good = SharedKafka.newTopic("alerts-good", 2);
     String bad = SharedKafka.newTopic("alerts-bad", 1);
+    String waits = SharedKafka.newTopic("alerts-waits", 1);
     try (KafkaProducer<byte[], byte[]> p = SharedKafka.producer()) {
       for (int i = 0; i < 30; i++) {
         SharedKafka.send(p, good, i % 2, null, ChangelogEndToEndTest.envelope("c", i, "g", i));
@@ -147,12 +153,24 @@ class AlertRulesAndDashboardTest {
       SharedKafka.send(p, bad, 0, null, "garbage");
       p.flush();
     }
+    try (TestSchemaRegistry registry = TestSchemaRegistry.start()) {
+      Schema envelope = AvroRecords.envelope(AvroEndToEndTest.V1, false);
+      int schemaId = registry.register(waits + "-value", envelope);
+      registry.failWith(503); // the worker has never seen the schema: its table waits on the registry
+      OutagesVisibleTest.produceAvro(waits, 0, 1, schemaId, envelope, AvroEndToEndTest.V1);
+      return missingFromAWorker(used, good, bad, waits, registry.url());
+    }
+  }
+
+  private Set<String> missingFromAWorker(Set<String> used, String good, String bad, String waits, String registry)
+      throws Exception {
     WorkerHarness w = new WorkerHarness(data)
         .subscribe("- {topic: " + good + ", table: good}")
-        .subscribe("- {topic: " + bad + ", table: bad}");
+        .subscribe("- {topic: " + bad + ", table: bad}")
+        .subscribe("- {topic: " + waits + ", table: waits}");
     w.delivery = "  flush_interval: 1s\n  flush_rows: 5\n";
     w.kafkaExtra = "  properties: {max.poll.records: 5}\n";
-    var config = w.config();
+    var config = new ConfigLoader(n -> null).parse(w.yaml() + "schema_registry:\n  url: " + registry + "\n", "test");
     // Optimize after every 2 commits, on the loop's own thread, so this short run has steps.
     MaintenancePolicy eager = new MaintenancePolicy(true,
         new MaintenanceSettings(128L << 20, 100, 1_000, 10, 1).withTriggers(2, 1_000, 10), Runnable::run);
