@@ -69,6 +69,8 @@ class DistributionTest {
     assertTrue(demo.stream().noneMatch(lib::contains), "lib/demo repeats a jar of lib/");
     assertTrue(Files.isExecutable(home.resolve("bin/lakesink")));
     assertTrue(Files.isRegularFile(home.resolve("config/lakesink.example.yaml")));
+    assertTrue(Files.isRegularFile(home.resolve("contrib/prometheus/lakesink-alerts.yml")));
+    assertTrue(Files.isRegularFile(home.resolve("contrib/grafana/lakesink-dashboard.json")));
   }
 
   @Test

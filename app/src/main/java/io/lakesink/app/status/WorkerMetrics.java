@@ -25,6 +25,8 @@ import java.util.function.Supplier;
 public final class WorkerMetrics implements DeliveryMetrics {
   private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final Supplier<WorkerStatus> status;
+  private final MultiGauge lastCommit;
+  private final MultiGauge buffered;
   private final MultiGauge lag;
   private final MultiGauge consumed;
   private final MultiGauge states;
@@ -38,6 +40,15 @@ public final class WorkerMetrics implements DeliveryMetrics {
 
   public WorkerMetrics(Supplier<WorkerStatus> status) {
     this.status = status;
+    // Freshness for alerts: a table with events waiting (lag or buffered) and an old last commit
+    // is stale; Prometheus computes the age with time(), so the gauge holds the instant itself.
+    this.lastCommit = MultiGauge.builder("lakesink.table.last.commit.timestamp").baseUnit("seconds")
+        .description("When this worker last committed to the table, in seconds since the epoch").register(registry);
+    this.buffered = MultiGauge.builder("lakesink.table.buffered.events")
+        .description("Events read and not yet committed, per table").register(registry);
+    Gauge.builder("lakesink.worker.faults", this, m -> m.status.get().faults().size())
+        .description("Worker-level faults standing (credentials or permissions refused): /health is 503 while above 0")
+        .register(registry);
     this.lag = MultiGauge.builder("lakesink.consumer.lag").description("Records not yet read, per partition").register(registry);
     this.consumed = MultiGauge.builder("lakesink.events.consumed").description("Records read since start, per table").register(registry);
     this.states = MultiGauge.builder("lakesink.table.state").description("1 for the state each table is in").register(registry);
@@ -81,6 +92,8 @@ public final class WorkerMetrics implements DeliveryMetrics {
   /** The Prometheus text exposition, with gauges refreshed from the latest status. */
   public synchronized String scrape() {
     WorkerStatus s = status.get();
+    List<MultiGauge.Row<?>> lastCommitRows = new ArrayList<>();
+    List<MultiGauge.Row<?>> bufferedRows = new ArrayList<>();
     List<MultiGauge.Row<?>> lagRows = new ArrayList<>();
     List<MultiGauge.Row<?>> consumedRows = new ArrayList<>();
     List<MultiGauge.Row<?>> stateRows = new ArrayList<>();
@@ -105,7 +118,13 @@ public final class WorkerMetrics implements DeliveryMetrics {
       for (String state : List.of("healthy", "degraded", "quarantined")) {
         stateRows.add(MultiGauge.Row.of(Tags.of("table", table, "state", state), state.equals(sub.table().state()) ? 1 : 0));
       }
+      if (sub.table().lastCommitAt() != null) {
+        lastCommitRows.add(MultiGauge.Row.of(Tags.of("table", table), sub.table().lastCommitAt().toEpochMilli() / 1000.0));
+      }
+      bufferedRows.add(MultiGauge.Row.of(Tags.of("table", table), sub.table().bufferedEvents()));
     }
+    lastCommit.register(lastCommitRows, true);
+    buffered.register(bufferedRows, true);
     lag.register(lagRows, true);
     consumed.register(consumedRows, true);
     states.register(stateRows, true);
