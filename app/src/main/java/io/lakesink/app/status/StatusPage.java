@@ -73,8 +73,9 @@ public final class StatusPage {
     }
     Map<String, Integer> states = new TreeMap<>();
     s.subscriptions().forEach(sub -> states.merge(sub.table().state(), 1, Integer::sum));
-    StringBuilder text = new StringBuilder().append(s.subscriptions().size()).append(" tables");
-    states.forEach((state, n) -> text.append(", ").append(n).append(' ').append(state));
+    int n = s.subscriptions().size();
+    StringBuilder text = new StringBuilder().append(n).append(n == 1 ? " table" : " tables");
+    states.forEach((state, count) -> text.append(", ").append(count).append(' ').append(state));
     if (!s.faults().isEmpty()) text.append("; worker fault");
     s.outages().forEach(o -> text.append("; ").append(o.service()).append(" down"));
     return text.toString();
