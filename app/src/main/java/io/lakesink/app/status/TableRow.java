@@ -43,11 +43,12 @@ final class TableRow {
     if (!t.waitingOn().isEmpty()) {
       out.append("<div class=\"sub\">waiting on ").append(esc(StatusPage.list(t.waitingOn()))).append("</div>");
     }
-    out.append("</td><td>");
+    // Numbers and times do not wrap: the reason's column takes what width is left.
+    out.append("</td><td class=\"nw\">");
     lag(out);
-    out.append("</td><td>");
+    out.append("</td><td class=\"nw\">");
     lastCommit(out);
-    out.append("</td><td>").append(freshness()).append("</td><td>");
+    out.append("</td><td class=\"nw\">").append(freshness()).append("</td><td>");
     long[] rows = throughput.rows(t.table());
     out.append(ThroughputChart.svg(rows)).append("<div class=\"sub\">").append(ThroughputChart.caption(rows))
         .append("</div></td></tr>");
@@ -83,13 +84,14 @@ final class TableRow {
   }
 
   /**
-   * Time since the last commit. An old commit is only news when something waits: a table with
-   * nothing buffered and no lag is caught up, however long ago it last committed.
+   * Time since the last commit. An old commit is only news when something waits: a healthy table
+   * with nothing buffered and no lag is caught up, however long ago it last committed.
    */
   private String freshness() {
-    boolean caughtUp = t.bufferedEvents() == 0 && !sub.lag().isEmpty()
+    boolean caughtUp = "healthy".equals(t.state()) && t.bufferedEvents() == 0 && !sub.lag().isEmpty()
         && sub.lag().values().stream().allMatch(l -> Objects.equals(l, 0L));
-    String since = t.lastCommitAt() == null ? "no commit yet" : ago(t.lastCommitAt(), now) + " since the last commit";
+    String since = t.lastCommitAt() == null ? "no commit yet"
+        : "<strong>" + ago(t.lastCommitAt(), now) + "</strong><div class=\"sub\">since the last commit</div>";
     return since + (caughtUp ? "<div class=\"sub\">caught up</div>" : "");
   }
 }

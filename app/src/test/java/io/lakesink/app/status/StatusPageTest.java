@@ -120,7 +120,8 @@ class StatusPageTest {
 
     assertTrue(html.contains("2026-12-02T09:57:55Z<div class=\"sub\">version 42, 120 rows</div>"), html);
     assertTrue(html.contains("1234 rows since start"), html);
-    assertTrue(html.contains("2 min 5 s since the last commit"), html);
+    assertTrue(html.contains("<strong>2 min 5 s</strong><div class=\"sub\">since the last commit</div></td>"), html);
+    assertFalse(html.contains("caught up"), "7 events are buffered: " + html);
     assertTrue(html.contains("Key looks wrong: set primary_key"), html);
     assertTrue(html.contains("<meta http-equiv=\"refresh\" content=\"5\">"), html);
     // Two buckets with rows: two bars beside the background; the last minute held 120 rows.
