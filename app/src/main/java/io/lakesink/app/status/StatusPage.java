@@ -29,7 +29,7 @@ public final class StatusPage {
       h1{font-size:1.4em;margin:0}h2{font-size:1.1em;margin:1.4em 0 .5em}
       .muted{color:#616e7c}.sub{color:#616e7c;font-size:.9em}
       table{border-collapse:collapse;width:100%}th,td{text-align:left;vertical-align:top;padding:.4em .6em;border-bottom:1px solid #e4e7eb}
-      th{background:#f5f7fa;font-weight:600}td.nw{white-space:nowrap}
+      th{background:#f5f7fa;font-weight:600}.nw{white-space:nowrap}
       .state{display:inline-block;padding:0 .5em;border-radius:.8em;font-weight:600;color:#fff}
       .healthy{background:#2f8132}.degraded{background:#c27c0e}.quarantined{background:#b42318}.other{background:#616e7c}
       .box{border:1px solid #e4e7eb;border-left:4px solid #b42318;padding:.5em .8em;margin:.5em 0;background:#fffafa}

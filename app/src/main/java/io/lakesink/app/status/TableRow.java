@@ -35,7 +35,7 @@ final class TableRow {
         .append(" · ").append(esc(t.mode())).append("</div></td>")
         .append("<td><span class=\"state ").append(stateClass).append("\">").append(esc(t.state())).append("</span>");
     if (t.since() != null) {
-      out.append("<div class=\"sub\">since ").append(time(t.since())).append("</div>");
+      out.append("<div class=\"sub nw\">since ").append(time(t.since())).append("</div>");
     }
     if (t.reason() != null) {
       out.append("<div class=\"reason\">").append(esc(t.reason())).append("</div>");
