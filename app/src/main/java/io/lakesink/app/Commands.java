@@ -56,7 +56,7 @@ final class Commands {
       SourceTopics.refuse(config); // a heartbeat, transaction or schema-change topic: exit 4, nothing delivered
       int exit = ExitCode.CRASHED.code;
       try {
-        exit = run(config, storage, stopAtEnd, FlushHook.NONE, shutdown::onStop);
+        exit = run(config, storage, stopAtEnd, FlushHook.NONE, shutdown::onStop, configFile);
         return exit;
       } finally {
         shutdown.finished(exit); // lets a SIGTERM's shutdown hook halt with this code
@@ -71,7 +71,7 @@ final class Commands {
   }
 
   static int run(WorkerConfig config, TableStorage storage, boolean stopAtEnd, FlushHook hook) {
-    return run(config, storage, stopAtEnd, hook, stop -> {});
+    return run(config, storage, stopAtEnd, hook, stop -> {}, null);
   }
 
   /** The worker's maintenance, its clustering steps sized to what a merge may hold. */
@@ -82,9 +82,10 @@ final class Commands {
 
   /**
    * @param onStop receives what stops the running worker, for a signal handler
+   * @param configFile the file the configuration came from, for the status page's release commands; null if none
    */
   static int run(WorkerConfig config, TableStorage storage, boolean stopAtEnd, FlushHook hook,
-      java.util.function.Consumer<Runnable> onStop) {
+      java.util.function.Consumer<Runnable> onStop, Path configFile) {
     WorkerResult result;
     KafkaWorker[] holder = new KafkaWorker[1];
     WorkerMetrics metrics = new WorkerMetrics(() -> holder[0] == null ? WorkerStatus.STARTING : holder[0].status());
@@ -95,7 +96,7 @@ final class Commands {
     // Closing the worker commits nothing more but leaves the consumer group, so the partitions
     // move to another member at once instead of after the session timeout.
     try (KafkaWorker worker = Pipeline.worker(config, storage, context);
-        StatusServer server = startStatus(config, worker, metrics)) {
+        StatusServer server = startStatus(config, worker, metrics, configFile)) {
       holder[0] = worker;
       onStop.accept(worker::stop);
       result = worker.run(stopAtEnd);
@@ -128,14 +129,14 @@ final class Commands {
   }
 
   /** The status endpoint, or null when disabled (try-with-resources accepts null). */
-  private static StatusServer startStatus(WorkerConfig config, KafkaWorker worker, WorkerMetrics metrics) {
+  private static StatusServer startStatus(WorkerConfig config, KafkaWorker worker, WorkerMetrics metrics, Path configFile) {
     WorkerConfig.StatusSettings s = config.status();
     if (!s.enabled()) {
       return null;
     }
-    StatusServer server = StatusServer.start(s.host(), s.port(), worker::status, metrics);
+    StatusServer server = StatusServer.start(s.host(), s.port(), worker::status, metrics, configFile);
     LoggerFactory.getLogger(Commands.class).info(
-        "Status on http://{}:{}/status, metrics on /metrics, health on /health", s.host(), server.port());
+        "Status page on http://{}:{}/, JSON on /status, metrics on /metrics, health on /health", s.host(), server.port());
     return server;
   }
 

@@ -22,10 +22,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
- * {@code /health}, {@code /ready}, {@code /status} and {@code /metrics} over the JDK's HTTP
- * server: four read-only pages need no web framework. Everything served comes from the worker's
- * status snapshot and the metrics registry, neither of which holds a secret. It binds to the
- * configured {@code status.host} only.
+ * {@code /} (the {@link StatusPage} for a browser), {@code /health}, {@code /ready}, {@code /status}
+ * and {@code /metrics} over the JDK's HTTP server: five read-only pages need no web framework.
+ * Everything served comes from the worker's status snapshot and the metrics registry, neither of
+ * which holds a secret. It binds to the configured {@code status.host} only.
  */
 public final class StatusServer implements AutoCloseable {
   /** A worker whose loop has not turned for this long is reported unhealthy. */
@@ -44,16 +44,25 @@ public final class StatusServer implements AutoCloseable {
   private final Supplier<WorkerStatus> status;
   private final WorkerMetrics metrics;
   private final Clock clock;
+  private final StatusPage page;
 
-  private StatusServer(HttpServer server, ExecutorService pool, Supplier<WorkerStatus> status, WorkerMetrics metrics, Clock clock) {
+  private StatusServer(HttpServer server, ExecutorService pool, Supplier<WorkerStatus> status, WorkerMetrics metrics, Clock clock,
+      StatusPage page) {
     this.server = server;
     this.pool = pool;
     this.status = status;
     this.metrics = metrics;
     this.clock = clock;
+    this.page = page;
   }
 
   public static StatusServer start(String host, int port, Supplier<WorkerStatus> status, WorkerMetrics metrics) {
+    return start(host, port, status, metrics, null);
+  }
+
+  /** @param configFile the worker's configuration file, named by the page's release commands; null if none */
+  public static StatusServer start(String host, int port, Supplier<WorkerStatus> status, WorkerMetrics metrics,
+      java.nio.file.Path configFile) {
     try {
       HttpServer server = HttpServer.create(new InetSocketAddress(host, port), 0);
       AtomicInteger n = new AtomicInteger();
@@ -63,7 +72,9 @@ public final class StatusServer implements AutoCloseable {
         return t;
       });
       server.setExecutor(pool);
-      StatusServer s = new StatusServer(server, pool, status, metrics, Clock.systemUTC());
+      StatusServer s = new StatusServer(server, pool, status, metrics, Clock.systemUTC(),
+          new StatusPage(metrics.throughput(), configFile));
+      server.createContext("/", s::page);
       server.createContext("/health", s::health);
       server.createContext("/ready", s::ready);
       server.createContext("/status", s::status);
@@ -77,6 +88,18 @@ public final class StatusServer implements AutoCloseable {
 
   public int port() {
     return server.getAddress().getPort();
+  }
+
+  /** The JDK server sends every path no other context takes here: only {@code /} itself is the page. */
+  private void page(HttpExchange ex) throws IOException {
+    if (!ex.getRequestURI().getPath().equals("/")) {
+      send(ex, 404, "text/plain; charset=utf-8", "Not found: the status page is /, JSON is /status.\n");
+      return;
+    }
+    // No script runs on the page, so none may: a name that slipped past escaping could not act.
+    ex.getResponseHeaders().set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'");
+    ex.getResponseHeaders().set("Cache-Control", "no-store");
+    send(ex, 200, "text/html; charset=utf-8", page.render(status.get(), clock.instant()));
   }
 
   private void health(HttpExchange ex) throws IOException {

@@ -27,6 +27,8 @@ public final class WorkerMetrics implements DeliveryMetrics {
   private final Supplier<WorkerStatus> status;
   private final MultiGauge lastCommit;
   private final MultiGauge buffered;
+  /** Each commit's rows, also kept by time for the status page's throughput chart. */
+  private final Throughput throughput = new Throughput(java.time.Clock.systemUTC());
   private final MultiGauge lag;
   private final MultiGauge consumed;
   private final MultiGauge states;
@@ -68,6 +70,7 @@ public final class WorkerMetrics implements DeliveryMetrics {
 
   @Override
   public void committed(String table, int rows, long bytes, Duration latency) {
+    throughput.committed(table, rows);
     Counter.builder("lakesink.events.delivered").description("Rows committed to Delta").tag("table", table)
         .register(registry).increment(rows);
     DistributionSummary.builder("lakesink.flush.rows").description("Rows per Delta commit").tag("table", table)
@@ -87,6 +90,10 @@ public final class WorkerMetrics implements DeliveryMetrics {
     String outcome = step.gaveUp() ? "gave_up" : step.committed() ? "committed" : "nothing";
     Counter.builder("lakesink.optimize.steps").description("Optimize steps by outcome").tag("table", table)
         .tag("outcome", outcome).register(registry).increment();
+  }
+
+  public Throughput throughput() {
+    return throughput;
   }
 
   /** The Prometheus text exposition, with gauges refreshed from the latest status. */
