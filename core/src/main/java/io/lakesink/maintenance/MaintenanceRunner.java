@@ -233,6 +233,7 @@ public final class MaintenanceRunner {
       // Maintenance never stops delivery: it is tried again when next due.
       log.warn("Maintenance of {} failed, tried again when next due: {}", maintenance.table(), e.toString());
       optimization = null;
+      optimized = null;
       vacuumDue = false;
       return Optional.empty();
     }
