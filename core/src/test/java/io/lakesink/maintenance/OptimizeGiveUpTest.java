@@ -89,6 +89,38 @@ class OptimizeGiveUpTest {
     assertEquals(before, content(t), "optimize changes no row");
   }
 
+  /** A storage failure is not a lost race: the optimization is tried again when next due, with its whole scope. */
+  @Test
+  void aStorageFailureIsTriedAgainWhenNextDueAndIsNoGiveUp() {
+    io.lakesink.testing.FlakyStorage storage = new io.lakesink.testing.FlakyStorage(dir);
+    DeltaTable t = new DeltaTable(io.lakesink.delta.KernelEngine.create(storage), storage.tableLocation("items"));
+    MaintenanceTables.merged(t, 8, 20, 3);
+    List<String> before = content(t);
+    MaintenanceSettings settings = new MaintenanceSettings(128L << 20, 4, 1_000, 10, 2);
+    MaintenanceRunner runner = new MaintenanceRunner(
+        new TableMaintenance("items", new DeltaTable(io.lakesink.delta.KernelEngine.create(storage), storage.tableLocation("items")),
+            List.of("id"), settings, Clock.systemUTC(), line -> {}),
+        List.of("id"), true, new MaintenancePolicy(true, settings, Runnable::run));
+    poll(runner); // the file count, on start
+
+    storage.failNextCommits(1, io.lakesink.testing.FlakyStorage.Fault.FAIL_BEFORE_WRITE);
+    commits(runner, 4);
+    poll(runner);
+    assertEquals(0, runner.state().optimizeGiveUps(), "an I/O failure is no lost race");
+    assertEquals(List.of(), runner.warnings().current());
+    assertEquals(8, t.files().size(), "nothing committed");
+
+    commits(runner, 2);
+    poll(runner);
+    assertEquals(null, runner.last().optimize(), "not due again after 2 commits: the next try comes with the next 4");
+    commits(runner, 2);
+    do {
+      poll(runner);
+    } while (runner.pending());
+    assertTrue(runner.last().optimize().committed(), runner.last().toString());
+    assertEquals(before, content(t));
+  }
+
   /** What the other writer did last stands, and no row of the table was lost or doubled. */
   private static void assertRowsKept(DeltaTable t, int rewrites) {
     t.refresh();
