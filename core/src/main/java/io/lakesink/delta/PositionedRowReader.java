@@ -76,6 +76,24 @@ public final class PositionedRowReader {
    * batch in memory at a time: what a merge holds of a file is what it keeps of the rows.
    */
   public void forEach(TableFile file, RowSink sink) {
+    forEach(file, List.of(), probe -> true, sink);
+  }
+
+  /**
+   * Like {@link #forEach(TableFile, RowSink)}, but only the {@code first} columns of each row are
+   * read before {@code wants} decides whether the rest are: a merge looks at every row's key and
+   * at the ordering columns of the few rows its batch changes, without a row of its own for the
+   * others (most of a file).
+   *
+   * @param wants sees a row with only the {@code first} columns set, in an array it must not
+   *     keep (it is reused for the next row)
+   */
+  public void forEach(TableFile file, List<String> first, java.util.function.Predicate<Object[]> wants, RowSink sink) {
+    boolean[] early = new boolean[read.size()];
+    for (int c = 0; c < early.length; c++) {
+      early[c] = first.isEmpty() || first.contains(read.get(c).name());
+    }
+    Object[] probe = new Object[width];
     RoaringBitmapArray deleted = DeletionVectorFile.bitmap(engine, location, file);
     long position = 0;
     try (CloseableIterator<ColumnarBatch> batches = engine.getParquetHandler()
@@ -93,9 +111,17 @@ public final class PositionedRowReader {
           if (deleted != null && deleted.contains(position)) {
             continue;
           }
+          for (int c = 0; c < vectors.length; c++) {
+            if (early[c]) {
+              probe[slots[c]] = DeltaTableReader.value(vectors[c], read.get(c).type(), r);
+            }
+          }
+          if (!wants.test(probe)) {
+            continue;
+          }
           Object[] row = new Object[width];
           for (int c = 0; c < vectors.length; c++) {
-            row[slots[c]] = DeltaTableReader.value(vectors[c], read.get(c).type(), r);
+            row[slots[c]] = early[c] ? probe[slots[c]] : DeltaTableReader.value(vectors[c], read.get(c).type(), r);
           }
           sink.accept(row, position);
         }

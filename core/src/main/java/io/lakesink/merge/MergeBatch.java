@@ -56,6 +56,24 @@ final class MergeBatch {
     return out;
   }
 
+  /** Every key column of the batch's records, each once. */
+  List<String> keyColumnNames() {
+    java.util.LinkedHashSet<String> names = new java.util.LinkedHashSet<>();
+    keyColumns.values().forEach(k -> names.addAll(k.names()));
+    return List.copyOf(names);
+  }
+
+  /** Whether a stored row holds one of the batch's keys (reading only its key columns). */
+  boolean holdsKeyOf(Object[] storedRow) {
+    for (KeyColumns columns : keyColumns.values()) {
+      RowKey k = columns.keyOf(storedRow);
+      if (k != null && latest.containsKey(k)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** The batch's keys a stored row holds: usually none or one (more if the key columns changed). */
   List<RowKey> keysOf(Object[] storedRow) {
     List<RowKey> out = new ArrayList<>(1);

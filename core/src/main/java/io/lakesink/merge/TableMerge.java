@@ -168,8 +168,7 @@ final class TableMerge {
 
   /** The columns a merge with deletion vectors reads: every key column of the batch, and the ordering ones. */
   static List<String> columnsRead(MergeBatch batch) {
-    LinkedHashSet<String> names = new LinkedHashSet<>();
-    batch.keyColumns().forEach(k -> names.addAll(k.names()));
+    LinkedHashSet<String> names = new LinkedHashSet<>(batch.keyColumnNames());
     names.addAll(List.of(ChangelogColumns.TS_MS, ChangelogColumns.PARTITION, ChangelogColumns.OFFSET));
     return List.copyOf(names);
   }
@@ -211,16 +210,21 @@ final class TableMerge {
       return truncated > 0 && positions.length == liveRows;
     }
 
-    /** @param seen sees every live row of the file (its key and ordering columns), or null */
+    /** @param seen sees every live row of the file (its key columns at least), or null; must not keep it */
     static FileDeletes of(TableFile file, PositionedRowReader reader, MergeBatch batch, Ranks ranks, Consumer<Object[]> seen) {
       FileDeletes f = new FileDeletes(file);
       long[][] positions = {new long[16]};
       int[] n = {0};
-      reader.forEach(file, (row, position) -> {
+      // Without a truncate, a row matters only when its key is one of the batch's: the ordering
+      // columns of the others (most of the file) are never read.
+      List<String> first = ranks.cuts() ? List.of() : batch.keyColumnNames();
+      reader.forEach(file, first, probe -> {
         if (seen != null) {
-          seen.accept(row);
+          seen.accept(probe);
         }
         f.liveRows++;
+        return ranks.cuts() || batch.holdsKeyOf(probe);
+      }, (row, position) -> {
         if (ranks.truncated(row)) {
           f.truncated++;
           if (n[0] == positions[0].length) {
@@ -285,6 +289,11 @@ final class TableMerge {
     }
 
     /** Whether the batch's truncate removes the row: it ranks below the truncate. */
+    /** Whether the batch has a truncate: every row of every file is looked at whole. */
+    boolean cuts() {
+      return cut != null;
+    }
+
     boolean truncated(Object[] row) {
       return cut != null && cut.isAfter(of(row));
     }
