@@ -2,7 +2,7 @@ package io.lakesink.app;
 
 /**
  * Every exit code of {@code lakesink}, in one place so each means one thing to a supervisor or a
- * script (README, "Exit codes", lists the same table).
+ * script (docs/operations.md, "Exit codes", lists the same table).
  */
 public enum ExitCode {
   /** Done: every table delivering, everything read was committed. */

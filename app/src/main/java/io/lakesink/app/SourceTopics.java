@@ -18,7 +18,7 @@ import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 
 /**
- * Subscribed topics that carry no table changes, refused by {@code check} and at start (README,
+ * Subscribed topics that carry no table changes, refused by {@code check} and at start (docs/tables.md,
  * "Topics that carry no table changes"): by name, else by each topic's first record. Reading them
  * takes one short-lived consumer that joins no group.
  */

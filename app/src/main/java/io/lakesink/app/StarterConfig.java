@@ -38,7 +38,7 @@ final class StarterConfig {
     StarterConfig c = new StarterConfig();
     c.line("# lakesink configuration written by `lakesink init` from the topics of " + comment(source.bootstrap()) + ".");
     c.line("# Fill in storage, read the comments, then run: bin/lakesink check --config <this file>");
-    c.line("# Every key is described in README.md, \"Configuration reference\".");
+    c.line("# Every key is described in docs/configuration.md.");
     c.line("");
     c.kafka(source);
     c.storage();

@@ -71,6 +71,7 @@ class DistributionTest {
     assertTrue(Files.isRegularFile(home.resolve("config/lakesink.example.yaml")));
     assertTrue(Files.isRegularFile(home.resolve("contrib/prometheus/lakesink-alerts.yml")));
     assertTrue(Files.isRegularFile(home.resolve("contrib/grafana/lakesink-dashboard.json")));
+    assertTrue(Files.isRegularFile(home.resolve("docs/configuration.md")), "the documentation README.md links to");
   }
 
   @Test
