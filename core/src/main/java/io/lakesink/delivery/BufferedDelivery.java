@@ -270,6 +270,11 @@ public abstract class BufferedDelivery implements TableDelivery {
   }
 
   @Override
+  public boolean heldByMaintenance() {
+    return maintenance.holdsDelivery();
+  }
+
+  @Override
   public void startFlush(long deadlineMillis) {
     if (inFlight != null || !health.delivering() || buffer.isEmpty() || maintenance.holdsDelivery()) {
       // Skipped positions alone (tombstones) ride along with the next commit: re-reading a

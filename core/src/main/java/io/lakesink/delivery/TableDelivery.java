@@ -47,6 +47,14 @@ public interface TableDelivery {
   boolean flushing();
 
   /**
+   * Whether the table's flushes wait for a step of its maintenance (seconds at most): its buffer
+   * grows meanwhile as it does behind a flush in flight.
+   */
+  default boolean heldByMaintenance() {
+    return false;
+  }
+
+  /**
    * The outcome of the batch in flight once it finished, applied here on the caller's thread:
    * like {@link #flush()}, the next offset per partition it stored (empty map when nothing was
    * committed), or the same exceptions, its events back at the front of the buffer. Empty while

@@ -481,7 +481,7 @@ public final class KafkaWorker implements AutoCloseable {
       // Catching up a backlog, the budget is routinely reached while a flush is being written:
       // back-pressure, not a fault, and it comes and goes with every batch. Only a pause that
       // flushes cannot end on their own (failing, or none running) is worth a warning.
-      backPressureOnly = byTopic.values().stream().anyMatch(TableDelivery::flushing)
+      backPressureOnly = byTopic.values().stream().anyMatch(d -> d.flushing() || d.heldByMaintenance())
           && consumer.assignment().stream().noneMatch(tp -> pauses.has(tp, Reason.FLUSH_FAILING));
       if (backPressureOnly) {
         log.debug("Buffers hold {} bytes, over the budget of {} (delivery.max_buffer_bytes): reading waits for the flushes"
