@@ -79,6 +79,60 @@ public final class PositionedRowReader {
     forEach(file, List.of(), probe -> true, sink);
   }
 
+  /** Tests a row's integer key, read without boxing it. */
+  @FunctionalInterface
+  public interface LongKeyTest {
+    /** @param isNull whether the row's key is null ({@code key} is then meaningless) */
+    boolean wants(long key, boolean isNull);
+  }
+
+  /**
+   * Like {@link #forEach(TableFile, List, java.util.function.Predicate, RowSink)} for a table keyed
+   * on one {@code bigint} or {@code int} column: each row's key is read as a primitive and tested,
+   * and only the rows {@code wants} are read whole. The scan of a file's keys is most of a merge's
+   * work; a row object and a boxed key for every row of it cost several times the decoding.
+   */
+  public void forEachLongKey(TableFile file, String keyColumn, LongKeyTest wants, RowSink sink) {
+    int key = -1;
+    for (int c = 0; c < read.size(); c++) {
+      if (read.get(c).name().equals(keyColumn)) {
+        key = c;
+      }
+    }
+    if (key < 0) {
+      throw new IllegalArgumentException("column " + keyColumn + " is not read");
+    }
+    boolean isInt = read.get(key).type().kind() == io.lakesink.event.ColumnType.Kind.INT;
+    RoaringBitmapArray deleted = DeletionVectorFile.bitmap(engine, location, file);
+    long position = 0;
+    try (CloseableIterator<ColumnarBatch> batches = engine.getParquetHandler()
+        .readParquetFiles(
+            Utils.singletonCloseableIterator(InternalScanFileUtils.getAddFileStatus(file.scanRow)), schema, Optional.empty())
+        .map(FileReadResult::getData)) {
+      while (batches.hasNext()) {
+        ColumnarBatch b = batches.next();
+        ColumnVector keys = b.getColumnVector(key);
+        for (int r = 0; r < b.getSize(); r++, position++) {
+          if (deleted != null && deleted.contains(position)) {
+            continue;
+          }
+          boolean isNull = keys.isNullAt(r);
+          long k = isNull ? 0 : isInt ? keys.getInt(r) : keys.getLong(r);
+          if (!wants.wants(k, isNull)) {
+            continue;
+          }
+          Object[] row = new Object[width];
+          for (int c = 0; c < read.size(); c++) {
+            row[slots[c]] = DeltaTableReader.value(b.getColumnVector(c), read.get(c).type(), r);
+          }
+          sink.accept(row, position);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("reading " + file.path() + " of " + location, e);
+    }
+  }
+
   /**
    * Like {@link #forEach(TableFile, RowSink)}, but only the {@code first} columns of each row are
    * read before {@code wants} decides whether the rest are: a merge looks at every row's key and

@@ -52,7 +52,15 @@ final class KeyFilter {
   }
 
   void add(List<Object> key) {
-    long h = hash(key);
+    addHash(hash(key));
+  }
+
+  /** Adds the key of one integer column, as {@link #add} adds {@code List.of(key)}. */
+  void addLong(long key) {
+    addHash(hashLong(key));
+  }
+
+  private void addHash(long h) {
     long bits = words.length * 64L;
     for (int i = 0; i < PROBES; i++) {
       long bit = Math.floorMod(probe(h, i), bits);
@@ -77,18 +85,32 @@ final class KeyFilter {
     return (h >>> 32) + i * (h & 0xffffffffL | 1L) + (long) i * i;
   }
 
+  private static final long FNV_OFFSET = 0xcbf29ce484222325L;
+  private static final long FNV_PRIME = 0x100000001b3L;
+
   /** A key's hash: FNV-1a over each value's canonical bytes, then a finalizer to spread the bits. */
   static long hash(List<Object> key) {
-    long h = 0xcbf29ce484222325L;
+    long h = FNV_OFFSET;
     for (Object v : key) {
       byte[] bytes = canonical(v);
       for (byte b : bytes) {
-        h ^= b & 0xff;
-        h *= 0x100000001b3L;
+        h = (h ^ (b & 0xff)) * FNV_PRIME;
       }
-      h ^= 0xff; // separates the values: ("ab", "c") and ("a", "bc") differ
-      h *= 0x100000001b3L;
+      h = (h ^ 0xff) * FNV_PRIME; // separates the values: ("ab", "c") and ("a", "bc") differ
     }
+    return finish(h);
+  }
+
+  /** {@link #hash} of {@code List.of(key)}, without the list or the bytes. */
+  static long hashLong(long key) {
+    long h = (FNV_OFFSET ^ 'i') * FNV_PRIME;
+    for (int i = 0; i < 8; i++) {
+      h = (h ^ ((key >>> (56 - 8 * i)) & 0xff)) * FNV_PRIME;
+    }
+    return finish((h ^ 0xff) * FNV_PRIME);
+  }
+
+  private static long finish(long h) {
     h ^= h >>> 33;
     h *= 0xff51afd7ed558ccdL;
     h ^= h >>> 33;

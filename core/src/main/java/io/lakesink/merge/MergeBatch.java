@@ -1,6 +1,7 @@
 package io.lakesink.merge;
 
 import io.lakesink.event.ChangeEvent;
+import io.lakesink.event.ColumnType;
 import io.lakesink.event.Operation;
 import io.lakesink.merge.KeyColumns.RowKey;
 import io.lakesink.view.ChangeOrder;
@@ -25,6 +26,7 @@ final class MergeBatch {
   /** Each key column set of the batch: one, unless the record key's fields changed. */
   private final Map<List<String>, KeyColumns> keyColumns = new LinkedHashMap<>();
   final Map<RowKey, Change> latest = new LinkedHashMap<>();
+  private LongKeySet longKeys;
   int emptyKeys;
 
   /**
@@ -61,6 +63,27 @@ final class MergeBatch {
     java.util.LinkedHashSet<String> names = new java.util.LinkedHashSet<>();
     keyColumns.values().forEach(k -> names.addAll(k.names()));
     return List.copyOf(names);
+  }
+
+  /**
+   * The batch's keys as primitives when they are one {@code bigint} or {@code int} column (the
+   * common primary key), else null. Made once per batch.
+   */
+  LongKeySet longKeys() {
+    if (keyColumns.size() != 1) {
+      return null;
+    }
+    KeyColumns only = keyColumns.values().iterator().next();
+    if (only.types().length != 1
+        || (only.types()[0].kind() != ColumnType.Kind.BIGINT && only.types()[0].kind() != ColumnType.Kind.INT)) {
+      return null;
+    }
+    if (longKeys == null) {
+      List<Long> values = new ArrayList<>(latest.size());
+      latest.keySet().forEach(k -> values.add(((Number) k.values().get(0)).longValue()));
+      longKeys = new LongKeySet(values);
+    }
+    return longKeys;
   }
 
   /** Whether a stored row holds one of the batch's keys (reading only its key columns). */

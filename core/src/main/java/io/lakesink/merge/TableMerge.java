@@ -21,7 +21,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Consumer;
 
 /**
  * What one batch does to the table: the files it rewrote (already written), the rows of keys the
@@ -111,12 +110,7 @@ final class TableMerge {
         building = filter.isEmpty() && file.rows() >= 0 ? KeyFilter.forKeys(physicalRows) : null;
       }
       KeyFilter built = building;
-      FileDeletes f = FileDeletes.of(file, reader, batch, ranks, built == null ? null : row -> {
-        RowKey key = filtered.keyOf(row);
-        if (key != null) {
-          built.add(key.values());
-        }
-      });
+      FileDeletes f = FileDeletes.of(file, reader, batch, ranks, built, filtered);
       if (built != null) {
         filters.save(file, filtered.names(), built);
       }
@@ -210,21 +204,16 @@ final class TableMerge {
       return truncated > 0 && positions.length == liveRows;
     }
 
-    /** @param seen sees every live row of the file (its key columns at least), or null; must not keep it */
-    static FileDeletes of(TableFile file, PositionedRowReader reader, MergeBatch batch, Ranks ranks, Consumer<Object[]> seen) {
+    /**
+     * @param building a key filter to fill with every live row's key, or null
+     * @param filtered the key columns {@code building} is for
+     */
+    static FileDeletes of(
+        TableFile file, PositionedRowReader reader, MergeBatch batch, Ranks ranks, KeyFilter building, KeyColumns filtered) {
       FileDeletes f = new FileDeletes(file);
       long[][] positions = {new long[16]};
       int[] n = {0};
-      // Without a truncate, a row matters only when its key is one of the batch's: the ordering
-      // columns of the others (most of the file) are never read.
-      List<String> first = ranks.cuts() ? List.of() : batch.keyColumnNames();
-      reader.forEach(file, first, probe -> {
-        if (seen != null) {
-          seen.accept(probe);
-        }
-        f.liveRows++;
-        return ranks.cuts() || batch.holdsKeyOf(probe);
-      }, (row, position) -> {
+      PositionedRowReader.RowSink sink = (row, position) -> {
         if (ranks.truncated(row)) {
           f.truncated++;
           if (n[0] == positions[0].length) {
@@ -252,7 +241,32 @@ final class TableMerge {
           f.upserts.add(change);
           f.written.addAll(keys);
         }
-      });
+      };
+      // Without a truncate, a row matters only when its key is one of the batch's: the ordering
+      // columns of the others (most of the file) are never read, and a single integer key is
+      // tested without a row or a key object.
+      LongKeySet longKeys = ranks.cuts() ? null : batch.longKeys();
+      if (longKeys != null) {
+        reader.forEachLongKey(file, batch.keyColumns().get(0).names().get(0), (key, isNull) -> {
+          if (building != null && !isNull) {
+            building.addLong(key);
+          }
+          f.liveRows++;
+          return !isNull && longKeys.contains(key);
+        }, sink);
+      } else {
+        List<String> first = ranks.cuts() ? List.of() : batch.keyColumnNames();
+        reader.forEach(file, first, probe -> {
+          if (building != null) {
+            RowKey key = filtered.keyOf(probe);
+            if (key != null) {
+              building.add(key.values());
+            }
+          }
+          f.liveRows++;
+          return ranks.cuts() || batch.holdsKeyOf(probe);
+        }, sink);
+      }
       f.positions = Arrays.copyOf(positions[0], n[0]);
       return f;
     }

@@ -53,23 +53,29 @@ class KeyFilterMergeTest {
   }
 
   MergeDelivery delivery(MergeSettings settings) {
-    Subscription s = new Subscription("t", "t", DeliveryMode.MERGE, MergeModelTest.KEY, SourceFormat.JSON, true);
+    return delivery(settings, MergeModelTest.KEY);
+  }
+
+  MergeDelivery delivery(MergeSettings settings, List<String> key) {
+    Subscription s = new Subscription("t", "t", DeliveryMode.MERGE, key, SourceFormat.JSON, true);
     return new MergeDelivery(s, table(), null, DeliveryContext.of(FlushPolicy.DEFAULT, new QuarantineStore(storage())), settings);
   }
 
   /**
-   * The model test over many files: 600 keys, random batches (inserts, updates, deletes, ties and
+   * The model test over many files: 600 keys (300 keyed on an integer alone), random batches (inserts, updates, deletes, ties and
    * out-of-order source times, keys moving partitions), and every few batches an optimize into
    * small files, so files, filters and clustered rewrites come and go. The table equals the
    * model, and filters did rule files out.
    */
   @ParameterizedTest
-  @CsvSource({"1, NEW_TABLES", "2, NONE"})
-  void aTableMergedWithKeyFiltersEqualsTheModel(int seed, MergeSettings.DeletionVectors vectors) {
+  @CsvSource({"1, NEW_TABLES, false", "2, NONE, false", "3, NEW_TABLES, true", "4, NONE, true"})
+  void aTableMergedWithKeyFiltersEqualsTheModel(int seed, MergeSettings.DeletionVectors vectors, boolean integerKey) {
     Random random = new Random(seed);
-    List<ChangeEvent> events = MergeModelTest.stream(random, 1_000, 300);
-    MergeDelivery d = delivery(MergeSettings.DEFAULT.withDeletionVectors(vectors));
-    TableMaintenance optimize = new TableMaintenance("t", table(), MergeModelTest.KEY,
+    // Keyed on (k1, k2), or on k1 alone: an integer key, which merges test as a primitive.
+    List<String> key = integerKey ? List.of("k1") : MergeModelTest.KEY;
+    List<ChangeEvent> events = MergeModelTest.stream(random, integerKey ? 600 : 1_000, 300, integerKey);
+    MergeDelivery d = delivery(MergeSettings.DEFAULT.withDeletionVectors(vectors), key);
+    TableMaintenance optimize = new TableMaintenance("t", table(), key,
         MaintenanceSettings.DEFAULT.withTargetFileBytes(4 << 10), Clock.systemUTC(), line -> {});
     int i = 0;
     for (int batch = 1; i < events.size(); batch++) {

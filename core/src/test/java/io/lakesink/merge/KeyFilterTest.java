@@ -39,6 +39,9 @@ class KeyFilterTest {
   @Test
   void equalStoredValuesHashAlikeWhateverTheirJavaTypeAndTheHashIsStable() {
     assertEquals(KeyFilter.hash(List.of(5L)), KeyFilter.hash(List.of(5)), "an INT key read back as Integer or Long");
+    for (long k : new long[] {0, 1, -1, 42, Long.MIN_VALUE, Long.MAX_VALUE, 1L << 40}) {
+      assertEquals(KeyFilter.hash(List.of(k)), KeyFilter.hashLong(k), "the primitive path hashes as the general one: " + k);
+    }
     assertTrue(KeyFilter.hash(List.of("ab", "c")) != KeyFilter.hash(List.of("a", "bc")));
     // Written by one worker, read by another: the hash must not depend on the JVM or its run (a
     // change of it would make every stored filter wrong: change the format version with it).

@@ -55,13 +55,18 @@ class MergeModelTest {
 
   /** As {@link #stream(Random, int)}, over {@code k1Values} values of {@code k1}. */
   static List<ChangeEvent> stream(Random random, int n, int k1Values) {
+    return stream(random, n, k1Values, false);
+  }
+
+  /** @param k1Only {@code k2} is always {@code "a"}: the key is {@code k1} alone, an integer */
+  static List<ChangeEvent> stream(Random random, int n, int k1Values, boolean k1Only) {
     List<ChangeEvent> events = new ArrayList<>();
     Map<List<Object>, Boolean> live = new HashMap<>();
     Map<List<Object>, Integer> partitionOf = new HashMap<>();
     long[] offsets = new long[3];
     for (int i = 0; i < n; i++) {
       long k1 = random.nextInt(k1Values);
-      String k2 = random.nextBoolean() ? "a" : "b";
+      String k2 = k1Only || random.nextBoolean() ? "a" : "b";
       List<Object> key = List.of(k1, k2);
       int partition = partitionOf.merge(key, (int) (k1 % 3), (p, init) -> random.nextInt(8) == 0 ? random.nextInt(3) : p);
       Long ts = random.nextInt(20) == 0 ? null : (long) (i / 4 + random.nextInt(8)); // overlapping windows: ties, out of order
