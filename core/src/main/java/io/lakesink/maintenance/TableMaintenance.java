@@ -1,5 +1,6 @@
 package io.lakesink.maintenance;
 
+import io.lakesink.delta.DataFileSidecars;
 import io.lakesink.delta.DeltaTable;
 import io.lakesink.delta.LogCleanup;
 import io.lakesink.delta.TableFile;
@@ -119,7 +120,7 @@ public final class TableMaintenance {
       metrics.put("numBatches", String.valueOf(step.groups().size()));
       OptionalLong version = rewrite.commit(metrics);
       table.refresh();
-      rewrite.pathsAdded().forEach(p -> written.add(fileName(p)));
+      rewrite.pathsAdded().forEach(p -> written.add(DataFileSidecars.name(p)));
       FileSizes after = version.isPresent() ? before.minus(inputs, inputBytes).plus(rewrite.filesAdded(), rewrite.bytesAdded()) : before;
       return new OptimizeResult(name, before, after, inputs, rewrite.filesAdded(), version, false, version.isEmpty(),
           version.isPresent() && step.more());
@@ -143,7 +144,7 @@ public final class TableMaintenance {
         inputs += step.files();
         inputBytes += step.bytes();
         outputs += clustered ? outputFiles(step.bytes()) : step.groups().size();
-        step.groups().forEach(g -> g.forEach(f -> planned.add(fileName(f.path()))));
+        step.groups().forEach(g -> g.forEach(f -> planned.add(DataFileSidecars.name(f.path()))));
       }
       if (inputs == 0) {
         return nothing(before, true);
@@ -188,7 +189,7 @@ public final class TableMaintenance {
    * they are: no step rewrites more than its budget.
    */
   Step planStep(List<TableFile> files, Set<String> done, long budgetBytes, boolean clustered) {
-    List<TableFile> open = files.stream().filter(f -> !done.contains(fileName(f.path()))).toList();
+    List<TableFile> open = files.stream().filter(f -> !done.contains(DataFileSidecars.name(f.path()))).toList();
     if (!clustered) {
       return upTo(bins(open), budgetBytes);
     }
@@ -208,11 +209,6 @@ public final class TableMaintenance {
     List<TableFile> group = step.groups().stream().flatMap(List::stream).toList();
     boolean worthIt = group.size() > 1 || group.stream().anyMatch(f -> purges(f) || f.size() > target + target / 2);
     return worthIt ? new Step(List.of(group), step.more()) : Step.NONE;
-  }
-
-  /** A data file's name, unique in its table (the log and the writer may spell the directory differently). */
-  private static String fileName(String path) {
-    return path.substring(path.lastIndexOf('/') + 1);
   }
 
   /** The first groups whose bytes stay within the budget (the first group always). */
