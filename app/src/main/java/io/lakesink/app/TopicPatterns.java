@@ -117,6 +117,9 @@ final class TopicPatterns implements TopicDiscovery {
         skipped.get(p).put(topic, kind.get().what() + ": it carries no table changes");
         continue;
       }
+      if (topic.startsWith("_")) {
+        continue; // Kafka's own topics and its tools' (__consumer_offsets, _schemas), as init skips them
+      }
       Subscription s = p.forTopic(topic);
       Optional<String> owner = owner(s);
       if (owner.isPresent()) {
