@@ -217,9 +217,13 @@ final class Commands {
         }
       });
     }
+    java.util.Set<String> topics = new java.util.HashSet<>();
     boolean kafka = step("kafka: reach " + config.kafka().bootstrapServers() + " and find the subscribed topics",
-        () -> KafkaCheck.run(config));
+        () -> topics.addAll(KafkaCheck.run(config)));
     ok &= kafka;
+    if (kafka && !config.patterns().isEmpty()) {
+      ok &= KafkaCheck.patterns(config, topics, System.out);
+    }
     if (kafka) {
       ok &= step("kafka: every subscribed topic carries table changes (its first record; not a heartbeat, transaction"
           + " or schema-change topic)", () -> {

@@ -29,17 +29,42 @@ final class KafkaCheck {
 
   private KafkaCheck() {}
 
-  static void run(WorkerConfig config) {
-    run(config, TIMEOUT);
+  /** @return the cluster's topics, for what the pattern subscriptions match */
+  static Set<String> run(WorkerConfig config) {
+    return run(config, TIMEOUT);
   }
 
   /** @param timeout for each connection attempt, and for the cluster to answer */
-  static void run(WorkerConfig config, Duration timeout) {
+  static Set<String> run(WorkerConfig config, Duration timeout) {
     Set<String> topics = topics(config.kafka().bootstrapServers(), config.kafka().properties(), timeout);
     List<String> missing = config.subscriptions().stream().map(Subscription::topic).filter(t -> !topics.contains(t)).toList();
     if (!missing.isEmpty()) {
       throw new Failed(Errors.kafkaTopicsMissing(missing));
     }
+    return topics;
+  }
+
+  /**
+   * The check's lines for the pattern subscriptions: each with the topics it matched (and their
+   * tables) and those it leaves out; false when two topics would share a table.
+   */
+  static boolean patterns(WorkerConfig config, Set<String> topics, java.io.PrintStream out) {
+    TopicPatterns patterns = new TopicPatterns(config, null, Duration.ZERO);
+    boolean ok = true;
+    try {
+      patterns.match(topics, true);
+    } catch (io.lakesink.error.ConfigurationException e) {
+      out.println("FAIL  kafka: the topic patterns — " + e.getMessage().replace("\n", "\n      "));
+      ok = false;
+    }
+    for (io.lakesink.kafka.WorkerStatus.PatternMatches m : patterns.report()) {
+      out.println((m.matched().isEmpty() ? "warn  " : "ok    ") + "kafka: " + m.at() + ".topic_pattern '" + m.pattern()
+          + "' matches " + m.matched().size() + (m.matched().size() == 1 ? " topic" : " topics")
+          + (m.matched().isEmpty() ? " yet (a topic created later is picked up while the worker runs)" : ""));
+      m.matched().forEach((topic, table) -> out.println("        " + topic + " → " + table));
+      m.skipped().forEach((topic, why) -> out.println("        " + topic + " not subscribed: " + why));
+    }
+    return ok;
   }
 
   /**

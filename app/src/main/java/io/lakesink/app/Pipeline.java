@@ -26,6 +26,9 @@ import io.lakesink.migration.MigratingCatalog;
 import io.lakesink.migration.MigrationHook;
 import io.lakesink.migration.MigrationJournal;
 import io.lakesink.kafka.KafkaWorker;
+import io.lakesink.kafka.TopicDiscovery;
+import io.lakesink.app.config.TopicPattern;
+import java.util.stream.Stream;
 import io.lakesink.kafka.decode.Decoders;
 import io.lakesink.kafka.avro.SchemaRegistryClient;
 import io.lakesink.kafka.avro.SchemaRegistrySettings;
@@ -51,7 +54,57 @@ import org.slf4j.LoggerFactory;
 public final class Pipeline {
   private static final Logger log = LoggerFactory.getLogger(Pipeline.class);
 
+  /** How often pattern subscriptions look for new topics, unless kafka.properties sets metadata.max.age.ms. */
+  static final Duration PATTERN_REFRESH = Duration.ofSeconds(30);
+
   private Pipeline() {}
+
+  /**
+   * Builds each subscription's route: its delivery (registered in its catalog, migrated if due)
+   * and decoder. Used at start for the entries that name their topic, and while running for each
+   * topic a pattern matches.
+   */
+  private record Routes(WorkerConfig config, TableStorage storage, Engine engine, DeliveryContext context, Catalogs catalogs,
+      MigratingCatalog migrating, MigrationJournal journal, MigrationHook migrationHook,
+      Map<SchemaRegistrySettings, SchemaRegistryClient> registries) {
+    Routes(WorkerConfig config, TableStorage storage, Engine engine, DeliveryContext context, Catalogs catalogs,
+        MigratingCatalog migrating, MigrationJournal journal, MigrationHook migrationHook) {
+      this(config, storage, engine, context, catalogs, migrating, journal, migrationHook, new java.util.concurrent.ConcurrentHashMap<>());
+    }
+
+    KafkaWorker.Route of(Subscription s) {
+      // Each subscription registers in the catalog it names (default: the catalog: block).
+      BufferedDelivery delivery = delivery(s, storage, engine, context.withCatalog(catalogs.of(s)), config.merge());
+      if (migrating != null && migrates(config, s)) {
+        migrate(s, storage, engine, delivery, migrating, journal, migrationHook, context.clock());
+      }
+      delivery.syncCatalog(); // a table from an earlier run is registered, or checked, at start
+      logRoute(config, storage, s);
+      return new KafkaWorker.Route(delivery, decoder(s, config, registries));
+    }
+  }
+
+  private static void logRoute(WorkerConfig config, TableStorage storage, Subscription s) {
+    if (s.mode() == DeliveryMode.MERGE) {
+      log.info("Subscription {} → {} (merge: the table holds the current state)", s.topic(), storage.tableLocation(s.targetTable()));
+    } else if (!config.catalog().currentState(TableNames.sanitize(s.table())).build()) {
+      log.info("Subscription {} → {} (changelog; current_state.build is false: no current-state object)",
+          s.topic(), storage.tableLocation(s.targetTable()));
+    } else if (builtOnWarehouse(config, s)) {
+      log.info("Subscription {} → {} (changelog); its current-state {} is built on SQL warehouse {}{}",
+          s.topic(), storage.tableLocation(s.targetTable()), config.catalog().currentStateKind().word(),
+          config.catalog().settings().get("warehouse_id"),
+          s.primaryKey().isEmpty() ? ", keyed on the record key (no primary_key configured)" : "");
+    } else {
+      log.info(
+          "Subscription {} → {} (changelog); current-state view, to run in Databricks (no catalog.warehouse_id){}:\n{}",
+          s.topic(), storage.tableLocation(s.targetTable()),
+          s.primaryKey().isEmpty()
+              ? " (no primary_key configured: deduplicated on the record key once lakesink saw one, which it logs then)"
+              : "",
+          viewSql(config, s));
+    }
+  }
 
   public static TableStorage storage(WorkerConfig.StorageSettings settings) {
     return switch (settings.type()) {
@@ -162,7 +215,8 @@ public final class Pipeline {
    * refused, so say so at start.
    */
   private static void warnIfMergeLimitExceedsHeap(WorkerConfig config) {
-    boolean merges = config.subscriptions().stream().anyMatch(s -> s.mode() == DeliveryMode.MERGE);
+    boolean merges = Stream.concat(config.subscriptions().stream(), config.patterns().stream().map(TopicPattern::template))
+        .anyMatch(s -> s.mode() == DeliveryMode.MERGE);
     long heap = Runtime.getRuntime().maxMemory();
     if (merges && config.merge().scanLimitBytes() > heap / 2) {
       log.warn("The MERGE size limit ({} MiB) is more than half this worker's heap ({} MiB): a merge near the limit"
@@ -193,42 +247,14 @@ public final class Pipeline {
     context.writers().runBeside(WriteWarmUp::once);
     Engine engine = KernelEngine.create(storage);
     MigratingCatalog migrating = null;
-    if (config.subscriptions().stream().anyMatch(s -> migrates(config, s))) {
+    if (Stream.concat(config.subscriptions().stream(), config.patterns().stream().map(TopicPattern::template))
+        .anyMatch(s -> migrates(config, s))) {
       migrating = new MigratingCatalog(context.catalog());
       context = context.withCatalog(migrating);
     }
-    MigrationJournal journal = new MigrationJournal(storage);
-    List<KafkaWorker.Route> routes = new ArrayList<>();
-    Map<SchemaRegistrySettings, SchemaRegistryClient> registries = new HashMap<>();
-    Catalogs catalogs = new Catalogs(config, context.catalog(), storage);
-    for (Subscription s : config.subscriptions()) {
-      // Each subscription registers in the catalog it names (default: the catalog: block).
-      BufferedDelivery delivery = delivery(s, storage, engine, context.withCatalog(catalogs.of(s)), config.merge());
-      if (migrating != null && migrates(config, s)) {
-        migrate(s, storage, engine, delivery, migrating, journal, migrationHook, context.clock());
-      }
-      delivery.syncCatalog(); // a table from an earlier run is registered, or checked, at start
-      routes.add(new KafkaWorker.Route(delivery, decoder(s, config, registries)));
-      if (s.mode() == DeliveryMode.MERGE) {
-        log.info("Subscription {} → {} (merge: the table holds the current state)", s.topic(), storage.tableLocation(s.targetTable()));
-      } else if (!config.catalog().currentState(TableNames.sanitize(s.table())).build()) {
-        log.info("Subscription {} → {} (changelog; current_state.build is false: no current-state object)",
-            s.topic(), storage.tableLocation(s.targetTable()));
-      } else if (builtOnWarehouse(config, s)) {
-        log.info("Subscription {} → {} (changelog); its current-state {} is built on SQL warehouse {}{}",
-            s.topic(), storage.tableLocation(s.targetTable()), config.catalog().currentStateKind().word(),
-            config.catalog().settings().get("warehouse_id"),
-            s.primaryKey().isEmpty() ? ", keyed on the record key (no primary_key configured)" : "");
-      } else {
-        log.info(
-            "Subscription {} → {} (changelog); current-state view, to run in Databricks (no catalog.warehouse_id){}:\n{}",
-            s.topic(), storage.tableLocation(s.targetTable()),
-            s.primaryKey().isEmpty()
-                ? " (no primary_key configured: deduplicated on the record key once lakesink saw one, which it logs then)"
-                : "",
-            viewSql(config, s));
-      }
-    }
+    Routes routes = new Routes(config, storage, engine, context, new Catalogs(config, context.catalog(), storage), migrating,
+        new MigrationJournal(storage), migrationHook);
+    List<KafkaWorker.Route> named = config.subscriptions().stream().map(routes::of).toList();
     warnIfMergeLimitExceedsHeap(config);
     Map<String, Object> props = new HashMap<>(config.kafka().properties());
     props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafka().bootstrapServers());
@@ -236,6 +262,14 @@ public final class Pipeline {
     if (config.kafka().instanceId() != null) {
       props.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, config.kafka().instanceId()); // static membership
     }
-    return new KafkaWorker(props, routes, context.hook(), context.clock(), Duration.ofSeconds(60), config.maxBufferBytes());
+    TopicDiscovery discovery = TopicDiscovery.NONE;
+    if (!config.patterns().isEmpty()) {
+      // Kafka's default (5 minutes) would find a new topic that late; the worker lists topics as often.
+      props.putIfAbsent(ConsumerConfig.METADATA_MAX_AGE_CONFIG, String.valueOf(PATTERN_REFRESH.toMillis()));
+      discovery = new TopicPatterns(config, routes::of,
+          Duration.ofMillis(Long.parseLong(String.valueOf(props.get(ConsumerConfig.METADATA_MAX_AGE_CONFIG)).trim())));
+    }
+    return new KafkaWorker(props, named, discovery, context.hook(), context.clock(), Duration.ofSeconds(60),
+        config.maxBufferBytes());
   }
 }

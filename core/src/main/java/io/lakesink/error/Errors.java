@@ -41,6 +41,19 @@ public final class Errors {
         + " topics (<topic.prefix>.<schema or database>.<table>) instead");
   }
 
+  /**
+   * A topic a {@code topic_pattern} matches whose table is already another topic's: never two
+   * topics in one table.
+   *
+   * @param owner who writes the table already: "topic a.b.c (subscriptions[1].topic_pattern '…')"
+   */
+  public static ConfigurationException patternTableClash(String patternKey, String topic, String table, String owner) {
+    return invalid(patternKey, "matches topic " + topic + ", whose table " + table + " is already written from " + owner
+        + ", and two topics never share a table", "narrow the regex so that it leaves one of them out, give one of them an"
+        + " entry of its own (topic: …, table: …; a topic named by an entry is matched by no pattern), or make the entry's"
+        + " table a template that tells them apart, such as ${topic}");
+  }
+
   /** Several configuration errors found at once, each on its own line, so one start names them all. */
   public static ConfigurationException all(List<ConfigurationException> errors) {
     return errors.size() == 1

@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -105,6 +106,11 @@ public final class KafkaWorker implements AutoCloseable {
    * flush's, or as soon as Kafka answers again.
    */
   private final Map<TopicPartition, OffsetAndMetadata> pendingGroupOffsets = new HashMap<>();
+  private final TopicDiscovery discovery;
+  /** The topics the consumer is subscribed to: those of {@link #byTopic}, once discovered ones are added. */
+  private Set<String> subscribed = Set.of();
+  private boolean discovered;
+  private long nextDiscovery;
 
   /** The default worker-wide buffer budget: a quarter of the heap. */
   public static long defaultBufferBudget() {
@@ -123,6 +129,13 @@ public final class KafkaWorker implements AutoCloseable {
   public KafkaWorker(
       Map<String, Object> consumerProperties, List<Route> routes, FlushHook hook, Clock clock, Duration assignmentTimeout,
       long maxBufferBytes) {
+    this(consumerProperties, routes, TopicDiscovery.NONE, hook, clock, assignmentTimeout, maxBufferBytes);
+  }
+
+  /** @param discovery finds more topics to deliver while running (pattern subscriptions) */
+  public KafkaWorker(
+      Map<String, Object> consumerProperties, List<Route> routes, TopicDiscovery discovery, FlushHook hook, Clock clock,
+      Duration assignmentTimeout, long maxBufferBytes) {
     Properties props = new Properties();
     props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
@@ -137,16 +150,19 @@ public final class KafkaWorker implements AutoCloseable {
     this.pollBudgetMillis =
         Long.parseLong(String.valueOf(props.getOrDefault(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, "300000"))) / 2;
     this.consumer = new KafkaConsumer<>(props);
-    for (Route r : routes) {
-      byTopic.put(r.delivery().subscription().topic(), r.delivery());
-      decoders.put(r.delivery().subscription().topic(), r.decoder().get());
-    }
+    routes.forEach(this::add);
+    this.discovery = discovery;
     this.hook = hook;
     this.clock = clock;
     this.assignmentTimeout = assignmentTimeout;
     this.maxBufferBytes = maxBufferBytes;
     this.outages = new ServiceOutages(clock);
     this.probe = new BrokerProbe(consumer, String.valueOf(props.get(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG)), clock);
+  }
+
+  private void add(Route r) {
+    byTopic.put(r.delivery().subscription().topic(), r.delivery());
+    decoders.put(r.delivery().subscription().topic(), r.decoder().get());
   }
 
   /** Asks a running {@link #run} to flush, commit and return; safe from any thread. */
@@ -160,11 +176,13 @@ public final class KafkaWorker implements AutoCloseable {
    * reached the end offset it had when assigned. Flushes and commits before returning.
    */
   public WorkerResult run(boolean stopAtEnd) {
-    consumer.subscribe(byTopic.keySet(), new RebalanceHandler(this));
+    RebalanceHandler rebalances = new RebalanceHandler(this);
+    discoverTopics(true);
     long deadline = clock.millis() + assignmentTimeout.toMillis();
     try {
       while (!stopping) {
-        ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL);
+        subscribe(rebalances);
+        ConsumerRecords<byte[], byte[]> records = subscribed.isEmpty() ? idle() : consumer.poll(POLL);
         lastPollMillis = clock.millis();
         for (ConsumerRecord<byte[], byte[]> record : records) {
           handle(record);
@@ -177,6 +195,7 @@ public final class KafkaWorker implements AutoCloseable {
         checkBroker();
         checkReleases();
         maintainTables();
+        discoverTopics(false);
         pauses.apply(consumer);
         status = snapshot();
         if (stopAtEnd && !faults.isEmpty()) {
@@ -215,6 +234,57 @@ public final class KafkaWorker implements AutoCloseable {
     return new WorkerResult(states, finalFlushFailed, faults());
   }
 
+  /**
+   * Lists the cluster's topics when due and adds the routes of new ones {@link #discovery} wants
+   * delivered; the consumer subscribes to them before its next poll, and a new topic's partitions
+   * are positioned from its table's Delta log on assignment, as every other's.
+   */
+  private void discoverTopics(boolean atStart) {
+    long now = clock.millis();
+    if (discovery == TopicDiscovery.NONE || now < nextDiscovery || (atStart && discovered)) {
+      return;
+    }
+    Set<String> topics;
+    try {
+      topics = consumer.listTopics(BROKER_CALL).keySet();
+    } catch (WakeupException e) {
+      throw e;
+    } catch (KafkaException e) {
+      log.warn("Could not list the topics for the pattern subscriptions, retrying in {}: {}", POSITION_RETRY, e.toString());
+      nextDiscovery = now + POSITION_RETRY.toMillis();
+      return;
+    }
+    nextDiscovery = now + discovery.interval().toMillis();
+    for (Route r : discovery.discover(topics, !discovered)) {
+      add(r);
+    }
+    discovered = true;
+  }
+
+  /** Subscribes to the routed topics, when they changed since the last call. */
+  private void subscribe(RebalanceHandler rebalances) {
+    if (subscribed.equals(byTopic.keySet())) {
+      return;
+    }
+    subscribed = Set.copyOf(byTopic.keySet());
+    if (!subscribed.isEmpty()) {
+      // A changed subscription rebalances the group: partitions held now are revoked (flushed)
+      // and assigned again, resuming from their tables' logs.
+      consumer.subscribe(subscribed, rebalances);
+    }
+  }
+
+  /** No topic to read yet (a pattern that matches nothing so far): wait as a poll would. */
+  private ConsumerRecords<byte[], byte[]> idle() {
+    try {
+      Thread.sleep(POLL.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      stopping = true;
+    }
+    return ConsumerRecords.empty();
+  }
+
   /** The latest snapshot; safe to call from any thread. */
   public WorkerStatus status() {
     return status;
@@ -234,7 +304,8 @@ public final class KafkaWorker implements AutoCloseable {
       subs.add(new WorkerStatus.Subscription(
           table, PartitionLags.of(consumer, theirs), consumed.getOrDefault(d.subscription().topic(), 0L)));
     }
-    return new WorkerStatus(clock.instant(), List.copyOf(subs), faults(), outages.list(tables, assigned, storage));
+    return new WorkerStatus(clock.instant(), List.copyOf(subs), faults(), outages.list(tables, assigned, storage),
+        discovery.report());
   }
 
   /**

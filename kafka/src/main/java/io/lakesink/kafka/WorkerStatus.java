@@ -13,12 +13,18 @@ import java.util.Map;
  * @param subscriptions one entry per subscription
  * @param faults worker-level faults (credentials or permissions refused by storage or the
  *     schema registry): every table waits on them, so the worker is unhealthy while any remains
+ * @param patterns what each pattern subscription matched, and what it left out
  * @param outages outside services that do not answer right now, and what waits on each. Unlike
  *     a fault they leave the worker healthy: a restart would not bring the service back, and
  *     the worker resumes by itself once it answers
  */
-public record WorkerStatus(Instant at, List<Subscription> subscriptions, List<String> faults, List<Outage> outages) {
+public record WorkerStatus(
+    Instant at, List<Subscription> subscriptions, List<String> faults, List<Outage> outages, List<PatternMatches> patterns) {
   public static final WorkerStatus STARTING = new WorkerStatus(Instant.EPOCH, List.of());
+
+  public WorkerStatus(Instant at, List<Subscription> subscriptions, List<String> faults, List<Outage> outages) {
+    this(at, subscriptions, faults, outages, List.of());
+  }
 
   public WorkerStatus(Instant at, List<Subscription> subscriptions) {
     this(at, subscriptions, List.of(), List.of());
@@ -50,4 +56,14 @@ public record WorkerStatus(Instant at, List<Subscription> subscriptions, List<St
    * @param partitions the partitions that wait on it, as {@code topic-partition}
    */
   public record Outage(String service, Instant since, String problem, List<String> tables, List<String> partitions) {}
+
+  /**
+   * A {@code topic_pattern} subscription and the cluster's topics it matched.
+   *
+   * @param at the entry's key path, {@code subscriptions[1]}
+   * @param matched topic → the table it is delivered to
+   * @param skipped topic → why it matched but is not subscribed (no table changes, its table is
+   *     another topic's)
+   */
+  public record PatternMatches(String at, String pattern, Map<String, String> matched, Map<String, String> skipped) {}
 }

@@ -65,6 +65,7 @@ record ConfigFile(
 
   record SubscriptionSection(
       String topic,
+      String topicPattern,
       String table,
       String mode,
       @JsonFormat(with = JsonFormat.Feature.ACCEPT_SINGLE_VALUE_AS_ARRAY) List<String> primaryKey,

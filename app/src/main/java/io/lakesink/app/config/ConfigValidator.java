@@ -83,10 +83,11 @@ final class ConfigValidator {
   }
 
   WorkerConfig validate(ConfigFile f) {
-    List<Subscription> subscriptions = subscriptions(f.subscriptions());
+    List<TopicPattern> patterns = new ArrayList<>();
+    List<Subscription> subscriptions = subscriptions(f.subscriptions(), patterns);
     SchemaRegistrySettings registry = registry(f.schemaRegistry());
-    for (int i = 0; i < subscriptions.size(); i++) {
-      if (subscriptions.get(i).format() == SourceFormat.AVRO && registry == null) {
+    for (int i = 0; i < f.subscriptions().size(); i++) {
+      if ("avro".equals(f.subscriptions().get(i).format()) && registry == null) {
         throw Errors.missing("schema_registry.url", "subscriptions[" + i + "] reads Avro, which needs the schema registry's URL");
       }
     }
@@ -98,7 +99,7 @@ final class ConfigValidator {
     return new WorkerConfig(kafka(f.kafka()), storage, flushPolicy(delivery), subscriptions, registry,
         catalog, status(f.status()), merge(delivery), maxBufferBytes(delivery),
         f.maintenance() == null || f.maintenance().enabled() == null || f.maintenance().enabled(),
-        named, subscriptionCatalogs);
+        named, subscriptionCatalogs, patterns);
   }
 
   // ---------------------------------------------------------------- sections
@@ -379,7 +380,8 @@ final class ConfigValidator {
 
   // ---------------------------------------------------------------- subscriptions
 
-  private List<Subscription> subscriptions(List<SubscriptionSection> list) {
+  /** The entries that name their topic; those with a {@code topic_pattern} go to {@code patterns}. */
+  private List<Subscription> subscriptions(List<SubscriptionSection> list, List<TopicPattern> patterns) {
     if (list == null || list.isEmpty()) {
       throw Errors.missing("subscriptions", "a list of {topic, table} entries, one per source table");
     }
@@ -391,33 +393,78 @@ final class ConfigValidator {
       if (s == null) {
         throw invalid(at, "is empty", "write each subscription as {topic: …, table: …}");
       }
-      String topic = required(s.topic(), at + ".topic", "the Kafka topic with the source table's change events");
+      if (s.topicPattern() != null) {
+        patterns.add(pattern(s, at));
+        continue;
+      }
+      String topic = required(s.topic(), at + ".topic",
+          "the Kafka topic with the source table's change events (or topic_pattern: a regex for many topics)");
       NonTableTopic.byName(topic).ifPresent(kind -> {
         throw Errors.nonTableTopic(at + ".topic", topic, kind, "by its name");
       });
       String table = required(s.table(), at + ".table", "the target table name");
-      DeliveryMode mode = word(DeliveryMode.class, s.mode(), DeliveryMode.CHANGELOG, at + ".mode", MODES);
-      SourceFormat format = word(SourceFormat.class, s.format(), SourceFormat.AUTO, at + ".format", FORMATS);
-      List<String> key = s.primaryKey() == null ? List.of() : s.primaryKey();
-      for (int k = 0; k < key.size(); k++) {
-        if (key.get(k) == null || key.get(k).isBlank()) {
-          throw invalid(at + ".primary_key[" + k + "]", "is empty", "name a column of the table");
-        }
-      }
-      boolean meta = s.includeMetadataColumns() == null || s.includeMetadataColumns();
       String previous = topics.put(topic, at);
       if (previous != null) {
         throw invalid(at + ".topic", "repeats topic " + topic + " of " + previous, "each topic feeds one subscription");
       }
-      List<ColumnRule> columns = columns(s.columns(), at, topic);
-      List<String> flagged = columns.stream().filter(ColumnRule::primaryKey).map(ColumnRule::name).toList();
-      if (!key.isEmpty() && !flagged.isEmpty() && !key.equals(flagged)) {
-        throw invalid(at + ".primary_key", "is " + key + " but the column mapping flags " + flagged, "declare the key in one place");
-      }
-      subs.add(new Subscription(topic, table, mode, key, format, meta, columns));
+      subs.add(settings(s, at, topic, table));
     }
     refuseTableCollisions(subs);
     return subs;
+  }
+
+  /** An entry's mode, format, key and columns, for one topic (or a pattern's template). */
+  private Subscription settings(SubscriptionSection s, String at, String topic, String table) {
+    DeliveryMode mode = word(DeliveryMode.class, s.mode(), DeliveryMode.CHANGELOG, at + ".mode", MODES);
+    SourceFormat format = word(SourceFormat.class, s.format(), SourceFormat.AUTO, at + ".format", FORMATS);
+    List<String> key = s.primaryKey() == null ? List.of() : s.primaryKey();
+    for (int k = 0; k < key.size(); k++) {
+      if (key.get(k) == null || key.get(k).isBlank()) {
+        throw invalid(at + ".primary_key[" + k + "]", "is empty", "name a column of the table");
+      }
+    }
+    boolean meta = s.includeMetadataColumns() == null || s.includeMetadataColumns();
+    List<ColumnRule> columns = columns(s.columns(), at, topic);
+    List<String> flagged = columns.stream().filter(ColumnRule::primaryKey).map(ColumnRule::name).toList();
+    if (!key.isEmpty() && !flagged.isEmpty() && !key.equals(flagged)) {
+      throw invalid(at + ".primary_key", "is " + key + " but the column mapping flags " + flagged, "declare the key in one place");
+    }
+    return new Subscription(topic, table, mode, key, format, meta, columns);
+  }
+
+  /**
+   * A {@code topic_pattern} entry. Its {@code table}, when given, is a name template: without
+   * {@code ${table}} or {@code ${topic}} every matching topic would write one table. Which
+   * catalog and current-state options a table gets is keyed by its name, which a pattern's
+   * tables only get while running: those two keys are refused here rather than ignored.
+   */
+  private TopicPattern pattern(SubscriptionSection s, String at) {
+    String key = at + ".topic_pattern";
+    if (s.topic() != null) {
+      throw invalid(at + ".topic", "is set and so is " + key, "keep topic for one topic, or topic_pattern for every topic"
+          + " its regex matches");
+    }
+    String regex = nonBlank(s.topicPattern(), key, "write a regex the whole topic name must match, e.g. 'dbserver1\\.inventory\\..*'");
+    Pattern compiled;
+    try {
+      compiled = Pattern.compile(regex);
+    } catch (java.util.regex.PatternSyntaxException e) {
+      throw invalid(key, "is '" + regex + "', not a regular expression (" + e.getDescription() + " near index "
+          + e.getIndex() + ")", "write a Java regex, e.g. 'dbserver1\\.inventory\\..*' (a dot is written \\.)");
+    }
+    String table = s.table() == null ? TopicPattern.TABLE : nonBlank(s.table(), at + ".table",
+        "leave table out (the topic's last segment names each table) or write a template with ${table} or ${topic}");
+    if (!table.contains(TopicPattern.TABLE) && !table.contains(TopicPattern.TOPIC)) {
+      throw invalid(at + ".table", "is '" + table + "' for a topic_pattern, which would write every matching topic into one"
+          + " table", "leave table out (each topic's last segment names its table) or make it a template with ${table} (that"
+          + " segment) or ${topic} (the whole topic name), e.g. inventory_${table}");
+    }
+    if (s.currentState() != null || s.catalog() != null) {
+      throw invalid(at + (s.catalog() != null ? ".catalog" : ".current_state"), "is set on a topic_pattern entry, which does"
+          + " not take it yet", "remove it, or give the topics that need it entries of their own with topic: (a topic named"
+          + " by an entry is not matched by any pattern)");
+    }
+    return new TopicPattern(at, compiled, settings(s, at, regex, table));
   }
 
   /**

@@ -22,7 +22,8 @@ public record WorkerConfig(
     long maxBufferBytes,
     boolean maintenance,
     Map<String, CatalogSettings> catalogs,
-    Map<String, String> subscriptionCatalogs) {
+    Map<String, String> subscriptionCatalogs,
+    List<TopicPattern> patterns) {
 
   /** The name of the {@code catalog:} block among the named catalogs. */
   public static final String DEFAULT_CATALOG = "default";
@@ -31,10 +32,13 @@ public record WorkerConfig(
    * @param catalogs the named catalogs of {@code catalogs:}, without {@link #DEFAULT_CATALOG}
    * @param subscriptionCatalogs the catalog each subscription names, by sanitized table name
    *     (absent: {@link #DEFAULT_CATALOG})
+   * @param patterns the {@code topic_pattern} entries: their topics are found on the cluster
+   *     ({@code subscriptions} holds only the entries that name their topic)
    */
   public WorkerConfig {
     catalogs = Map.copyOf(catalogs);
     subscriptionCatalogs = Map.copyOf(subscriptionCatalogs);
+    patterns = List.copyOf(patterns);
   }
 
   /** The named catalog that owns a subscription's tables. */

@@ -162,6 +162,10 @@ public final class StatusServer implements AutoCloseable {
     // Services that do not answer, since when, and which tables and partitions wait on them.
     body.put("outages", s.outages());
     body.put("subscriptions", subs);
+    if (!s.patterns().isEmpty()) {
+      // Each topic_pattern entry: the topics it matched (→ table), and those it left out and why.
+      body.put("topic_patterns", s.patterns());
+    }
     send(ex, 200, "application/json", JSON.writeValueAsString(body));
   }
 
