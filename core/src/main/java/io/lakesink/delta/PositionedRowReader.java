@@ -102,35 +102,15 @@ public final class PositionedRowReader {
     if (key < 0) {
       throw new IllegalArgumentException("column " + keyColumn + " is not read");
     }
+    int k = key;
     boolean isInt = read.get(key).type().kind() == io.lakesink.event.ColumnType.Kind.INT;
-    RoaringBitmapArray deleted = DeletionVectorFile.bitmap(engine, location, file);
-    long position = 0;
-    try (CloseableIterator<ColumnarBatch> batches = engine.getParquetHandler()
-        .readParquetFiles(
-            Utils.singletonCloseableIterator(InternalScanFileUtils.getAddFileStatus(file.scanRow)), schema, Optional.empty())
-        .map(FileReadResult::getData)) {
-      while (batches.hasNext()) {
-        ColumnarBatch b = batches.next();
-        ColumnVector keys = b.getColumnVector(key);
-        for (int r = 0; r < b.getSize(); r++, position++) {
-          if (deleted != null && deleted.contains(position)) {
-            continue;
-          }
-          boolean isNull = keys.isNullAt(r);
-          long k = isNull ? 0 : isInt ? keys.getInt(r) : keys.getLong(r);
-          if (!wants.wants(k, isNull)) {
-            continue;
-          }
-          Object[] row = new Object[width];
-          for (int c = 0; c < read.size(); c++) {
-            row[slots[c]] = DeltaTableReader.value(b.getColumnVector(c), read.get(c).type(), r);
-          }
-          sink.accept(row, position);
-        }
+    scan(file, (b, r, position) -> {
+      ColumnVector keys = b.getColumnVector(k);
+      boolean isNull = keys.isNullAt(r);
+      if (wants.wants(isNull ? 0 : isInt ? keys.getInt(r) : keys.getLong(r), isNull)) {
+        sink.accept(whole(b, r, null, null), position);
       }
-    } catch (IOException e) {
-      throw new UncheckedIOException("reading " + file.path() + " of " + location, e);
-    }
+    });
   }
 
   /**
@@ -148,6 +128,26 @@ public final class PositionedRowReader {
       early[c] = first.isEmpty() || first.contains(read.get(c).name());
     }
     Object[] probe = new Object[width];
+    scan(file, (b, r, position) -> {
+      for (int c = 0; c < early.length; c++) {
+        if (early[c]) {
+          probe[slots[c]] = DeltaTableReader.value(b.getColumnVector(c), read.get(c).type(), r);
+        }
+      }
+      if (wants.test(probe)) {
+        sink.accept(whole(b, r, probe, early), position);
+      }
+    });
+  }
+
+  /** One live row of a file: row {@code r} of a batch, at {@code position} in the file. */
+  @FunctionalInterface
+  private interface LiveRow {
+    void visit(ColumnarBatch batch, int r, long position);
+  }
+
+  /** Visits the file's rows its deletion vector does not delete, one Parquet batch in memory at a time. */
+  private void scan(TableFile file, LiveRow visitor) {
     RoaringBitmapArray deleted = DeletionVectorFile.bitmap(engine, location, file);
     long position = 0;
     try (CloseableIterator<ColumnarBatch> batches = engine.getParquetHandler()
@@ -156,32 +156,24 @@ public final class PositionedRowReader {
         .map(FileReadResult::getData)) {
       while (batches.hasNext()) {
         ColumnarBatch b = batches.next();
-        ColumnVector[] vectors = new ColumnVector[read.size()];
-        for (int c = 0; c < vectors.length; c++) {
-          vectors[c] = b.getColumnVector(c);
-        }
         // Parquet hands a file's rows back in order, so a row's position is the count before it.
         for (int r = 0; r < b.getSize(); r++, position++) {
-          if (deleted != null && deleted.contains(position)) {
-            continue;
+          if (deleted == null || !deleted.contains(position)) {
+            visitor.visit(b, r, position);
           }
-          for (int c = 0; c < vectors.length; c++) {
-            if (early[c]) {
-              probe[slots[c]] = DeltaTableReader.value(vectors[c], read.get(c).type(), r);
-            }
-          }
-          if (!wants.test(probe)) {
-            continue;
-          }
-          Object[] row = new Object[width];
-          for (int c = 0; c < vectors.length; c++) {
-            row[slots[c]] = early[c] ? probe[slots[c]] : DeltaTableReader.value(vectors[c], read.get(c).type(), r);
-          }
-          sink.accept(row, position);
         }
       }
     } catch (IOException e) {
       throw new UncheckedIOException("reading " + file.path() + " of " + location, e);
     }
+  }
+
+  /** Row {@code r} as a new array, taking the columns {@code known} marks from {@code probe}. */
+  private Object[] whole(ColumnarBatch b, int r, Object[] probe, boolean[] known) {
+    Object[] row = new Object[width];
+    for (int c = 0; c < read.size(); c++) {
+      row[slots[c]] = known != null && known[c] ? probe[slots[c]] : DeltaTableReader.value(b.getColumnVector(c), read.get(c).type(), r);
+    }
+    return row;
   }
 }
