@@ -4,11 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.time.Clock;
+import io.lakesink.kafka.testing.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +21,7 @@ class BrokerProbeTest {
 
   @Test
   void twoFailuresInARowMakeAnOutageThatTheNextAnswerEnds() {
-    MovingClock clock = new MovingClock();
+    MutableClock clock = new MutableClock();
     GoneBroker consumer = new GoneBroker();
     consumer.assign(List.of(p0));
     consumer.seek(p0, 10);
@@ -64,29 +62,6 @@ class BrokerProbeTest {
         throw new TimeoutException("Failed to get offsets by times in " + timeout.toMillis() + "ms");
       }
       return super.endOffsets(partitions, timeout);
-    }
-  }
-
-  static final class MovingClock extends Clock {
-    private Instant now = Instant.parse("2026-01-01T00:00:00Z");
-
-    void advance(Duration d) {
-      now = now.plus(d);
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
     }
   }
 }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lakesink.delivery.TableStatus;
 import io.lakesink.kafka.WorkerStatus;
+import io.lakesink.kafka.testing.MutableClock;
 import io.lakesink.maintenance.MaintenanceRunner;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -16,8 +17,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -113,7 +112,7 @@ class StatusPageTest {
     MutableClock clock = new MutableClock(NOW.minusSeconds(125));
     Throughput throughput = new Throughput(clock);
     throughput.committed("orders_APPEND", 300);
-    clock.now = NOW.minusSeconds(5);
+    clock.set(NOW.minusSeconds(5));
     throughput.committed("orders_APPEND", 120);
     TableStatus t = table("orders_APPEND", "healthy", null, NOW.minusSeconds(125), List.of("Key looks wrong: set primary_key"));
     String html = new StatusPage(throughput, null).render(new WorkerStatus(NOW, List.of(sub(t, lag(0L)))), NOW);
@@ -136,7 +135,7 @@ class StatusPageTest {
     Throughput t = new Throughput(clock);
     t.committed("a", 10);
     t.committed("a", 5);
-    clock.now = clock.now.plusSeconds(10);
+    clock.set(clock.instant().plusSeconds(10));
     t.committed("a", 7);
     long[] rows = t.rows("a");
     assertEquals(Throughput.BUCKETS, rows.length);
@@ -146,11 +145,11 @@ class StatusPageTest {
     assertEquals(-1, t.lastCommitRows("b"));
     assertArrayEquals(new long[Throughput.BUCKETS], t.rows("b"));
 
-    clock.now = clock.now.plus(Duration.ofMinutes(9)).plusSeconds(50); // the first bucket just left the window
+    clock.set(clock.instant().plus(Duration.ofMinutes(9)).plusSeconds(50)); // the first bucket just left the window
     assertEquals(7, t.rows("a")[0]);
     assertEquals(7, java.util.Arrays.stream(t.rows("a")).sum());
     // Writing after a long silence reuses the ring without bringing back what was there.
-    clock.now = clock.now.plus(Duration.ofMinutes(30));
+    clock.set(clock.instant().plus(Duration.ofMinutes(30)));
     t.committed("a", 1);
     assertEquals(1, java.util.Arrays.stream(t.rows("a")).sum());
   }
@@ -178,26 +177,4 @@ class StatusPageTest {
     }
   }
 
-  static final class MutableClock extends Clock {
-    volatile Instant now;
-
-    MutableClock(Instant now) {
-      this.now = now;
-    }
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
-  }
 }

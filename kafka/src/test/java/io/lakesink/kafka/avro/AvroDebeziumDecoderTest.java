@@ -25,6 +25,7 @@ import io.lakesink.event.ColumnType;
 import io.lakesink.event.Operation;
 import io.lakesink.event.RowSchema;
 import io.lakesink.kafka.decode.DecodeException;
+import io.lakesink.kafka.testing.MutableClock;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

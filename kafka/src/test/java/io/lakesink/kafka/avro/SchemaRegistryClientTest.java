@@ -13,6 +13,7 @@ import com.sun.net.httpserver.HttpServer;
 import io.lakesink.error.ConfigurationException;
 import io.lakesink.error.RetryableException;
 import io.lakesink.kafka.decode.DecodeException;
+import io.lakesink.kafka.testing.MutableClock;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
