@@ -67,6 +67,13 @@ public final class Errors {
         + " carries no table changes; remove its subscription";
   }
 
+  /** A primitive field whose semantic name lakesink has no rule for (see docs/types.md). */
+  public static String unknownSemanticType(String column, String baseType, String semanticName) {
+    return "column " + column + ": its schema type " + baseType + " is named '" + semanticName
+        + "', a semantic type lakesink has no rule for; it is not stored as a bare " + baseType
+        + " because that could be the wrong value (see docs/types.md for the types lakesink understands)";
+  }
+
   /** Never quotes the value: reasons reach logs and {@code /status}. */
   public static TableFailureException columnTypeConflict(
       String table, String column, ColumnType tableType, ColumnType valueType, SourcePosition at) {

@@ -51,7 +51,7 @@ public final class TypeMapping {
         case VARIABLE_SCALE_DECIMAL:
           return ColumnType.STRING;
         default:
-          break; // an unknown semantic name: the base type decides
+          break; // a name whose values are the base type's (SemanticNames): the base type decides
       }
     }
     return switch (source.baseType()) {
@@ -61,6 +61,18 @@ public final class TypeMapping {
       case "float32", "float" -> ColumnType.FLOAT;
       case "float64", "double" -> ColumnType.DOUBLE;
       default -> ColumnType.STRING; // string, bytes, enum, fixed, struct/record, array, map
+    };
+  }
+
+  /** Whether the name has a rule of its own here (the type it maps to is not its base type's). */
+  static boolean hasOwnRule(String name) {
+    return switch (name) {
+      case DATE, CONNECT_DATE, "date", TIMESTAMP, MICRO_TIMESTAMP, NANO_TIMESTAMP, ZONED_TIMESTAMP, CONNECT_TIMESTAMP,
+          "timestamp-millis", "timestamp-micros", "timestamp-nanos",
+          "local-timestamp-millis", "local-timestamp-micros", "local-timestamp-nanos",
+          TIME, MICRO_TIME, NANO_TIME, CONNECT_TIME, "time-millis", "time-micros",
+          CONNECT_DECIMAL, "decimal", VARIABLE_SCALE_DECIMAL -> true;
+      default -> false;
     };
   }
 

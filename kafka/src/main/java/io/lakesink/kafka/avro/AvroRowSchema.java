@@ -1,9 +1,11 @@
 package io.lakesink.kafka.avro;
 
+import io.lakesink.error.Errors;
 import io.lakesink.event.Column;
 import io.lakesink.event.RowSchema;
 import io.lakesink.kafka.decode.DecodeException;
 import io.lakesink.types.DecimalOutOfBoundsException;
+import io.lakesink.types.SemanticNames;
 import io.lakesink.types.SourceType;
 import io.lakesink.types.TypeMapping;
 import io.lakesink.types.UnconvertibleValueException;
@@ -30,12 +32,15 @@ final class AvroRowSchema {
   private final SourceType[] sourceTypes;
   private final Schema[] fieldSchemas; // optional unions unwrapped
   private final int[] positions;
+  /** Why every record of this schema is refused (a field lakesink does not understand), or null. */
+  private final String refusal;
 
-  private AvroRowSchema(RowSchema rowSchema, SourceType[] sourceTypes, Schema[] fieldSchemas, int[] positions) {
+  private AvroRowSchema(RowSchema rowSchema, SourceType[] sourceTypes, Schema[] fieldSchemas, int[] positions, String refusal) {
     this.rowSchema = rowSchema;
     this.sourceTypes = sourceTypes;
     this.fieldSchemas = fieldSchemas;
     this.positions = positions;
+    this.refusal = refusal;
   }
 
   /**
@@ -47,12 +52,16 @@ final class AvroRowSchema {
     List<SourceType> types = new ArrayList<>();
     List<Schema> schemas = new ArrayList<>();
     List<Integer> positions = new ArrayList<>();
+    String refusal = null;
     for (Schema.Field f : record.getFields()) {
       if (exclude.contains(f.name())) {
         continue;
       }
       Schema s = unwrapOptional(f.schema());
       SourceType source = sourceType(s);
+      if (refusal == null && !SemanticNames.understood(source)) {
+        refusal = Errors.unknownSemanticType(f.name(), source.baseType(), source.semanticName());
+      }
       columns.add(new Column(f.name(), TypeMapping.columnType(source)));
       types.add(source);
       schemas.add(s);
@@ -62,7 +71,8 @@ final class AvroRowSchema {
         intern.apply(new RowSchema(columns, true)),
         types.toArray(SourceType[]::new),
         schemas.toArray(Schema[]::new),
-        positions.stream().mapToInt(Integer::intValue).toArray());
+        positions.stream().mapToInt(Integer::intValue).toArray(),
+        refusal);
   }
 
   /** {@code ["null", T]} or {@code [T, "null"]} is an optional T; other schemas stay as they are. */
@@ -125,6 +135,9 @@ final class AvroRowSchema {
 
   /** The record's values, converted to the columns' types. */
   Object[] values(GenericRecord record) throws DecodeException {
+    if (refusal != null) {
+      throw new DecodeException(refusal);
+    }
     Object[] values = new Object[positions.length];
     for (int i = 0; i < values.length; i++) {
       Object raw = record.get(positions[i]);

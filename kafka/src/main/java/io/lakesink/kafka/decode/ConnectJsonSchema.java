@@ -1,9 +1,11 @@
 package io.lakesink.kafka.decode;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.lakesink.error.Errors;
 import io.lakesink.event.Column;
 import io.lakesink.event.RowSchema;
 import io.lakesink.types.DecimalOutOfBoundsException;
+import io.lakesink.types.SemanticNames;
 import io.lakesink.types.SourceType;
 import io.lakesink.types.TypeMapping;
 import io.lakesink.types.UnconvertibleValueException;
@@ -41,6 +43,9 @@ final class ConnectJsonSchema {
         throw new DecodeException("a field of the record's schema lacks 'field' or 'type': " + f);
       }
       SourceType source = new SourceType(type.asText(), text(f.get("name")), parameters(f.get("parameters")));
+      if (!SemanticNames.understood(source)) {
+        throw new DecodeException(Errors.unknownSemanticType(name.asText(), source.baseType(), source.semanticName()));
+      }
       types[i++] = source;
       columns.add(new Column(name.asText(), TypeMapping.columnType(source)));
     }
