@@ -67,6 +67,14 @@ public final class Errors {
         + " carries no table changes; remove its subscription";
   }
 
+  /** A MongoDB update event without the document as it is after the update. */
+  public static String mongoUpdateWithoutDocument() {
+    return "a MongoDB update event carries only its updateDescription (the fields that changed), not the whole"
+        + " document, so the row cannot be written: set the Debezium MongoDB connector's"
+        + " capture.mode=change_streams_update_full (or change_streams_update_full_with_pre_image) so that"
+        + " updates carry the full document";
+  }
+
   /** A primitive field whose semantic name lakesink has no rule for (see docs/types.md). */
   public static String unknownSemanticType(String column, String baseType, String semanticName) {
     return "column " + column + ": its schema type " + baseType + " is named '" + semanticName

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeType;
+import io.lakesink.error.Errors;
 import io.lakesink.error.SourcePosition;
 import io.lakesink.event.ChangeEvent;
 import io.lakesink.event.NonTableTopic;
@@ -19,6 +20,9 @@ import java.util.Set;
  * Debezium change events in JSON: the envelope ({@code before}/{@code after}/{@code source}/
  * {@code op}) or a flattened record ({@code __op}, {@code __ts_ms}, {@code __source_ts_ms},
  * {@code __deleted}), with the Connect JSON converter's {@code schemas.enable} on or off.
+ *
+ * <p>MongoDB's envelope ({@code source.connector} is {@code mongodb}) carries documents as
+ * extended-JSON text: {@link MongoDocuments} makes them rows.
  *
  * <p>With a schema, columns are typed by {@link io.lakesink.types.TypeMapping}; without one,
  * every column is a string. The change time is {@code source.ts_ms}, else the envelope's
@@ -35,6 +39,7 @@ public final class DebeziumJsonDecoder implements RecordDecoder {
   private final UntypedSchemas untypedSchemas = new UntypedSchemas();
   private final RecordSchemas recordSchemas = new RecordSchemas();
   private final KeyRows keyRows = new KeyRows(untypedSchemas);
+  private final MongoDocuments mongo = new MongoDocuments();
 
   @Override
   public ChangeEvent decode(SourcePosition position, byte[] key, byte[] value) throws DecodeException {
@@ -142,6 +147,10 @@ public final class DebeziumJsonDecoder implements RecordDecoder {
     if (op == Operation.TRUNCATE) {
       return ChangeEvent.truncate(position, ts, size); // no before, no after: the whole table
     }
+    if (MongoDocuments.CONNECTOR.equals(payload.connector)
+        && payload.afterType != JsonNodeType.OBJECT && payload.beforeType != JsonNodeType.OBJECT) {
+      return mongo(position, payload, op, ts, key, size);
+    }
     boolean delete = op == Operation.DELETE;
     String imageField = delete ? "before" : "after";
     JsonNodeType image = delete ? payload.beforeType : payload.afterType;
@@ -164,6 +173,25 @@ public final class DebeziumJsonDecoder implements RecordDecoder {
     ChangeEvent event = new ChangeEvent(position, op, ts, row.schema(), row.values(), keyFields, size);
     return payload.snapshotLast ? event.asSnapshotEnd() : event;
   }
+
+  /** MongoDB's envelope: documents as extended-JSON text, keyed by {@code _id}. */
+  private ChangeEvent mongo(SourcePosition position, PayloadScan payload, Operation op, Long ts, byte[] key, int size)
+      throws DecodeException {
+    Row row;
+    if (op == Operation.DELETE) {
+      row = payload.beforeText != null ? mongo.row(payload.beforeText, "before") : mongo.keyRow(key);
+    } else if (payload.afterText != null) {
+      row = mongo.row(payload.afterText, "after");
+    } else if (op == Operation.UPDATE && payload.updateDescription) {
+      throw new DecodeException(Errors.mongoUpdateWithoutDocument());
+    } else {
+      throw new DecodeException("a MongoDB '" + payload.opCode + "' event without an 'after' document");
+    }
+    ChangeEvent event = new ChangeEvent(position, op, ts, row.schema(), row.values(), MONGO_KEY, size);
+    return payload.snapshotLast ? event.asSnapshotEnd() : event;
+  }
+
+  private static final List<String> MONGO_KEY = List.of(MongoDocuments.ID);
 
   private static ChangeEvent flattened(SourcePosition position, Document doc, PayloadScan payload, List<String> keyFields, int size)
       throws DecodeException, IOException {

@@ -28,6 +28,10 @@ final class PayloadScan {
   RowBuilder after; // when afterType is OBJECT
   Document.Range beforeRange; // when beforeType is OBJECT
   Long sourceTsMs;
+  String connector; // source.connector: "mongodb" sends documents as text
+  String afterText; // when afterType is STRING (MongoDB)
+  String beforeText; // when beforeType is STRING (MongoDB with pre-images)
+  boolean updateDescription; // MongoDB's description of an update, in place of a full document
   boolean sourceBlock; // a 'source' object was read
   boolean snapshotLast;
   Long tsMs;
@@ -164,6 +168,7 @@ final class PayloadScan {
       case "after" -> {
         afterType = JsonTokens.type(t);
         after = null;
+        afterText = t == JsonToken.VALUE_STRING ? p.getText() : null;
         if (t == JsonToken.START_OBJECT) {
           after = builder(RecordSchema.Image.AFTER);
           readFields(p, after);
@@ -175,11 +180,13 @@ final class PayloadScan {
       case "before" -> {
         beforeType = JsonTokens.type(t);
         beforeRange = null;
+        beforeText = t == JsonToken.VALUE_STRING ? p.getText() : null;
         p.skipChildren();
         readPast = container;
       }
       case "source" -> {
         sourceTsMs = null;
+        connector = null;
         snapshotLast = false;
         sourceBlock = t == JsonToken.START_OBJECT;
         if (t == JsonToken.START_OBJECT) {
@@ -189,6 +196,7 @@ final class PayloadScan {
         }
         readPast = container;
       }
+      case "updateDescription" -> updateDescription = t == JsonToken.START_OBJECT;
       case "op" -> {
         hasOp = true;
         opCode = JsonTokens.asText(p);
@@ -218,13 +226,15 @@ final class PayloadScan {
     }
   }
 
-  /** {@code source.ts_ms} and {@code source.snapshot}; the rest of the block is read past. */
+  /** {@code source.ts_ms}, {@code source.connector} and {@code source.snapshot}; the rest of the block is read past. */
   private void source(JsonParser p) throws IOException {
     String name;
     while ((name = p.nextFieldName()) != null) {
       JsonToken t = p.nextToken();
       if (name.equals("ts_ms")) {
         sourceTsMs = JsonTokens.longOrNull(p);
+      } else if (name.equals("connector")) {
+        connector = t == JsonToken.VALUE_STRING ? p.getText() : null;
       } else if (name.equals("snapshot")) {
         snapshotLast = t == JsonToken.VALUE_STRING && p.getTextLength() == 4 && "last".equals(p.getText());
       }
