@@ -44,7 +44,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *       N events to each, in three table shapes ({@link ShapedEvents}: small, 10 columns, 40
  *       columns of multi-KB rows) — not timed — then waits.
  *   <li>{@code run}: the real worker ({@code lakesink run --stop-at-end}) over all topics with
- *       the default delivery settings; peak heap ({@link HeapWatch}), peak RSS, GC and wall time.
+ *       the default delivery settings, one subscription entry per topic or (with {@code --pattern
+ *       true}) one {@code topic_pattern} entry for them all; peak heap ({@link HeapWatch}), peak RSS, GC and wall time.
  *       {@code bench/run} starts it with {@code -XX:+ExitOnOutOfMemoryError}, so running out of
  *       heap ends the run with exit code 3 instead of a worker limping on.
  *   <li>{@code verify}: every table holds every (partition, offset) of its topic exactly once.
@@ -74,7 +75,7 @@ public final class MemoryBench {
         """
         Usage (normally through bench/run memory):
           broker --ready-file F --subscriptions S --events N --partitions P
-          run    --bootstrap B --subscriptions S --partitions P --events N --data DIR --result FILE
+          run    --bootstrap B --subscriptions S --partitions P --events N --data DIR --result FILE [--pattern true]
           verify --subscriptions S --partitions P --events N --data DIR --result FILE
           report --result FILE
         """);
@@ -147,6 +148,19 @@ public final class MemoryBench {
     for (int t = 0; t < subscriptions; t++) {
       subs.append("  - {topic: ").append(topic(t)).append(", table: mem_t").append(t).append(", primary_key: [id]}\n");
     }
+    return config(bootstrap, data, subs.toString());
+  }
+
+  /**
+   * The same tables from one pattern entry (as a source database's tables arrive): each topic
+   * {@code mem.t<n>} becomes table {@code mem_t<n>}, the name an entry of its own gives it, so
+   * {@code verify} reads them alike.
+   */
+  static String patternConfig(String bootstrap, Path data) {
+    return config(bootstrap, data, "  - {topic_pattern: 'mem\\.t[0-9]+', table: 'mem_${table}', primary_key: [id]}\n");
+  }
+
+  private static String config(String bootstrap, Path data, String subs) {
     return """
         kafka:
           bootstrap_servers: %s
@@ -155,14 +169,16 @@ public final class MemoryBench {
           type: local
           path: %s
         subscriptions:
-        %s""".formatted(bootstrap, UUID.randomUUID(), data, subs.toString().stripTrailing());
+        %s""".formatted(bootstrap, UUID.randomUUID(), data, subs.stripTrailing());
   }
 
   private static void run(Map<String, String> o) throws IOException {
     int subscriptions = Integer.parseInt(o.get("subscriptions"));
     long events = Long.parseLong(o.get("events"));
     Path data = Path.of(o.get("data"));
-    WorkerConfig config = ConfigLoader.fromSystemEnvironment().parse(config(o.get("bootstrap"), data, subscriptions), "bench");
+    boolean pattern = Boolean.parseBoolean(o.getOrDefault("pattern", "false"));
+    String yaml = pattern ? patternConfig(o.get("bootstrap"), data) : config(o.get("bootstrap"), data, subscriptions);
+    WorkerConfig config = ConfigLoader.fromSystemEnvironment().parse(yaml, "bench");
     HeapWatch heap = new HeapWatch();
     heap.reset();
     long cpuBefore = processCpuNanos();
@@ -177,6 +193,7 @@ public final class MemoryBench {
     long total = events * subscriptions;
     Properties r = new Properties();
     r.setProperty("subscriptions", String.valueOf(subscriptions));
+    r.setProperty("pattern", String.valueOf(pattern));
     r.setProperty("partitions", o.get("partitions"));
     r.setProperty("events_per_topic", String.valueOf(events));
     r.setProperty("events", String.valueOf(total));
@@ -193,7 +210,7 @@ public final class MemoryBench {
     r.setProperty("gc_seconds", String.valueOf((gcMillis() - gcBefore) / 1e3));
     r.setProperty("jvm_args", String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()));
     store(r, Path.of(o.get("result")));
-    System.out.printf(Locale.ROOT, "%d subscriptions: %,d events in %.1f s, peak heap %,d MB of %,d MB, peak RSS %,d MB, GC %.1f s%n",
+    System.out.printf(Locale.ROOT, "%d " + (pattern ? "pattern topics" : "subscriptions") + ": %,d events in %.1f s, peak heap %,d MB of %,d MB, peak RSS %,d MB, GC %.1f s%n",
         subscriptions, total, d(r, "seconds"), heap.peakBytes() >> 20, Runtime.getRuntime().maxMemory() >> 20,
         vmKb("VmHWM") / 1024, d(r, "gc_seconds"));
     if (!result.allDelivering()) {
@@ -235,9 +252,11 @@ public final class MemoryBench {
   private static void report(Map<String, String> o) throws IOException {
     Properties r = load(Path.of(o.get("result")));
     System.out.println();
-    System.out.printf(Locale.ROOT, "Memory: %s subscriptions streaming at once, %,d events each (small / 10-column / 40-column"
+    boolean pattern = Boolean.parseBoolean(r.getProperty("pattern", "false"));
+    System.out.printf(Locale.ROOT, "Memory: %s %s streaming at once, %,d events each (small / 10-column / 40-column"
         + " multi-KB rows in turn), %s partition(s) per topic; lakesink run --stop-at-end, default delivery settings%n",
-        r.getProperty("subscriptions"), Long.parseLong(r.getProperty("events_per_topic")), r.getProperty("partitions"));
+        r.getProperty("subscriptions"), pattern ? "topics of one topic_pattern subscription" : "subscriptions",
+        Long.parseLong(r.getProperty("events_per_topic")), r.getProperty("partitions"));
     System.out.println();
     System.out.printf(Locale.ROOT, "%-9s %9s %8s %10s %10s %14s %12s %8s %7s %7s %s%n",
         "max heap", "budget", "wall s", "events/s", "peak heap", "after-GC peak", "peak RSS", "CPU s", "GC s", "OOM", "verified");
