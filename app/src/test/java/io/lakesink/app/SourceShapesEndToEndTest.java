@@ -100,6 +100,48 @@ class SourceShapesEndToEndTest {
     assertEquals(3, w.rows("fine").size(), "the other table kept flowing");
   }
 
+  /** A typed envelope whose 'amount' column carries the given semantic name (JSON with schemas). */
+  private static String typed(long id, String semanticName) {
+    return """
+        {"schema":{"type":"struct","name":"db.shop.t.Envelope","fields":[
+          {"field":"after","type":"struct","optional":true,"fields":[
+            {"field":"id","type":"int64"},{"field":"amount","type":"int64","optional":true,"name":"%s"}]},
+          {"field":"source","type":"struct","fields":[{"field":"ts_ms","type":"int64"}]},{"field":"op","type":"string"}]},
+         "payload":{"after":{"id":%d,"amount":5},"source":{"ts_ms":%d},"op":"c"}}""".formatted(semanticName, id, id);
+  }
+
+  /** Debezium's MongoDB envelope: the document as extended-JSON text. */
+  private static String mongo(String op, String after, String updateDescription) {
+    return "{\"after\":" + (after == null ? "null" : "\"" + after.replace("\"", "\\\"") + "\"")
+        + ",\"updateDescription\":" + updateDescription
+        + ",\"source\":{\"connector\":\"mongodb\",\"ts_ms\":1,\"db\":\"inventory\",\"collection\":\"orders\"},\"op\":\"" + op + "\"}";
+  }
+
+  @Test
+  void connectorEventsNotUnderstoodQuarantineTheirTableWithThePosition() {
+    String unknownType = SharedKafka.newTopic("unknown-type", 1);
+    String mongoPartial = SharedKafka.newTopic("mongo-partial", 1);
+    try (KafkaProducer<byte[], byte[]> p = SharedKafka.producer()) {
+      SharedKafka.send(p, unknownType, 0, "{\"id\":1}", typed(1, "io.debezium.time.MicroTimestamp"));
+      SharedKafka.send(p, unknownType, 0, "{\"id\":2}", typed(2, "io.debezium.time.PicoTimestamp"));
+      String key = "{\"id\":\"{\\\"$oid\\\": \\\"65f1c0a2b3d4e5f601234567\\\"}\"}";
+      SharedKafka.send(p, mongoPartial, 0, key, mongo("c", "{\"_id\": {\"$oid\": \"65f1c0a2b3d4e5f601234567\"}, \"qty\": 5}", "null"));
+      SharedKafka.send(p, mongoPartial, 0, key, mongo("u", null, "{\"removedFields\":null,\"updatedFields\":\"{\\\"qty\\\": 6}\"}"));
+      p.flush();
+    }
+    WorkerHarness w = new WorkerHarness(data)
+        .subscribe("- {topic: " + unknownType + ", table: unknown_type}")
+        .subscribe("- {topic: " + mongoPartial + ", table: mongo_partial, mode: merge}");
+    WorkerResult result = w.runForResult();
+
+    String reason = assertInstanceOf(DeliveryState.Quarantined.class, result.states().get("unknown_type_APPEND")).record().reason();
+    assertTrue(reason.contains("offset 1") && reason.contains("column amount") && reason.contains("io.debezium.time.PicoTimestamp"), reason);
+    reason = assertInstanceOf(DeliveryState.Quarantined.class, result.states().get("mongo_partial")).record().reason();
+    assertTrue(reason.contains("offset 1") && reason.contains("capture.mode=change_streams_update_full"), reason);
+    assertTrue(w.storedOffsets("mongo_partial", mongoPartial, 1).getOrDefault(new SourcePartition(mongoPartial, 0), 0L) <= 1,
+        "offsets frozen: the update is not skipped");
+  }
+
   private static List<Long> ids(List<Map<String, Object>> rows) {
     TreeSet<Long> ids = new TreeSet<>();
     rows.forEach(r -> ids.add(Long.parseLong(String.valueOf(r.get("id"))))); // schemaless JSON: text
