@@ -9,6 +9,7 @@ import io.lakesink.kafka.decode.DecodeException;
 import io.lakesink.kafka.decode.RecordDecoder;
 import java.io.IOException;
 import io.lakesink.kafka.decode.LruCache;
+import io.lakesink.kafka.decode.MongoDocuments;
 import io.lakesink.kafka.decode.OpCodes;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -54,6 +55,7 @@ public final class AvroDebeziumDecoder implements RecordDecoder {
   private final Map<Integer, KeyShape> keyShapes = new LruCache<>(LruCache.DEFAULT_CAPACITY);
   /** One RowSchema instance per distinct column list, whichever schema id produced it. */
   private final Map<RowSchema, RowSchema> rowSchemas = new LruCache<>(LruCache.DEFAULT_CAPACITY);
+  private final MongoDocuments mongo = new MongoDocuments();
 
   public AvroDebeziumDecoder(SchemaRegistryClient registry) {
     this.registry = registry;
@@ -117,7 +119,10 @@ public final class AvroDebeziumDecoder implements RecordDecoder {
     Object image = imagePos < 0 ? null : record.get(imagePos);
     Long ts = null;
     boolean snapshotEnd = false;
+    String connector = null;
     if (shape.source >= 0 && record.get(shape.source) instanceof GenericRecord source) {
+      Schema.Field c = source.getSchema().getField("connector");
+      connector = c == null || source.get(c.pos()) == null ? null : source.get(c.pos()).toString();
       Schema.Field f = source.getSchema().getField("ts_ms");
       ts = f == null ? null : longOrNull(source.get(f.pos()));
       Schema.Field snapshot = source.getSchema().getField("snapshot");
@@ -128,6 +133,15 @@ public final class AvroDebeziumDecoder implements RecordDecoder {
     }
     if (op == Operation.TRUNCATE) {
       return ChangeEvent.truncate(position, ts, size); // no before, no after: the whole table
+    }
+    if (MongoDocuments.CONNECTOR.equals(connector)) {
+      Object after = shape.after < 0 ? null : record.get(shape.after);
+      Object before = shape.before < 0 ? null : record.get(shape.before);
+      if (!(after instanceof GenericRecord) && !(before instanceof GenericRecord)) {
+        Schema.Field described = record.getSchema().getField("updateDescription");
+        return mongo.event(position, op, ts, text(after), text(before), described != null && record.get(described.pos()) != null,
+            () -> mongoKeyId(key), size, snapshotEnd);
+      }
     }
     KeyShape keyShape = keyShape(key);
     if (image == null) {
@@ -179,6 +193,21 @@ public final class AvroDebeziumDecoder implements RecordDecoder {
     }
     AvroRowSchema rowSchema = shape.flattenedRow();
     return new ChangeEvent(position, op, ts, rowSchema.rowSchema, rowSchema.values(record), keyFields(keyShape(key)), size);
+  }
+
+  private static String text(Object documentText) {
+    return documentText == null ? null : documentText.toString(); // MongoDB's documents: io.debezium.data.Json strings
+  }
+
+  /** The {@code id} field of a MongoDB record key (the document's _id as extended-JSON text). */
+  private String mongoKeyId(byte[] key) throws DecodeException {
+    KeyShape keyShape = keyShape(key);
+    GenericRecord keyRecord = keyShape == null ? null : keyShape.readRecord(key);
+    Schema.Field id = keyRecord == null ? null : keyRecord.getSchema().getField("id");
+    if (id == null || keyRecord.get(id.pos()) == null) {
+      throw new DecodeException("a MongoDB delete without a 'before' document and without an Avro record key with an 'id'");
+    }
+    return keyRecord.get(id.pos()).toString();
   }
 
   private RowSchema intern(RowSchema schema) {

@@ -5,7 +5,6 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeType;
-import io.lakesink.error.Errors;
 import io.lakesink.error.SourcePosition;
 import io.lakesink.event.ChangeEvent;
 import io.lakesink.event.NonTableTopic;
@@ -149,7 +148,8 @@ public final class DebeziumJsonDecoder implements RecordDecoder {
     }
     if (MongoDocuments.CONNECTOR.equals(payload.connector)
         && payload.afterType != JsonNodeType.OBJECT && payload.beforeType != JsonNodeType.OBJECT) {
-      return mongo(position, payload, op, ts, key, size);
+      return mongo.event(position, op, ts, payload.afterText, payload.beforeText, payload.updateDescription,
+          () -> MongoDocuments.keyIdOfJson(key), size, payload.snapshotLast);
     }
     boolean delete = op == Operation.DELETE;
     String imageField = delete ? "before" : "after";
@@ -173,25 +173,6 @@ public final class DebeziumJsonDecoder implements RecordDecoder {
     ChangeEvent event = new ChangeEvent(position, op, ts, row.schema(), row.values(), keyFields, size);
     return payload.snapshotLast ? event.asSnapshotEnd() : event;
   }
-
-  /** MongoDB's envelope: documents as extended-JSON text, keyed by {@code _id}. */
-  private ChangeEvent mongo(SourcePosition position, PayloadScan payload, Operation op, Long ts, byte[] key, int size)
-      throws DecodeException {
-    Row row;
-    if (op == Operation.DELETE) {
-      row = payload.beforeText != null ? mongo.row(payload.beforeText, "before") : mongo.keyRow(key);
-    } else if (payload.afterText != null) {
-      row = mongo.row(payload.afterText, "after");
-    } else if (op == Operation.UPDATE && payload.updateDescription) {
-      throw new DecodeException(Errors.mongoUpdateWithoutDocument());
-    } else {
-      throw new DecodeException("a MongoDB '" + payload.opCode + "' event without an 'after' document");
-    }
-    ChangeEvent event = new ChangeEvent(position, op, ts, row.schema(), row.values(), MONGO_KEY, size);
-    return payload.snapshotLast ? event.asSnapshotEnd() : event;
-  }
-
-  private static final List<String> MONGO_KEY = List.of(MongoDocuments.ID);
 
   private static ChangeEvent flattened(SourcePosition position, Document doc, PayloadScan payload, List<String> keyFields, int size)
       throws DecodeException, IOException {

@@ -2,8 +2,12 @@ package io.lakesink.kafka.decode;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import io.lakesink.error.Errors;
+import io.lakesink.error.SourcePosition;
+import io.lakesink.event.ChangeEvent;
 import io.lakesink.event.Column;
 import io.lakesink.event.ColumnType;
+import io.lakesink.event.Operation;
 import io.lakesink.event.RowSchema;
 import io.lakesink.kafka.decode.RowBuilder.Row;
 import io.lakesink.types.DecimalOutOfBoundsException;
@@ -41,15 +45,46 @@ import java.util.Map;
  * A field whose value is null is left out of the row (its column, if the table has it, is null),
  * as its type cannot be known from it. Not thread-safe.
  */
-final class MongoDocuments {
-  static final String CONNECTOR = "mongodb";
+public final class MongoDocuments {
+  public static final String CONNECTOR = "mongodb";
   static final String ID = "_id";
+  private static final List<String> KEY = List.of(ID);
+
+  /** The record key's {@code id} text, read only when a delete has no before document. */
+  @FunctionalInterface
+  public interface KeyId {
+    String get() throws DecodeException;
+  }
+
+  /**
+   * The change of one MongoDB event, JSON or Avro alike.
+   *
+   * @param after the document after the change, as extended-JSON text, or null
+   * @param before the document before it (pre-images on), or null
+   * @param updateDescription whether the event describes an update by its changed fields
+   */
+  public ChangeEvent event(
+      SourcePosition position, Operation op, Long ts, String after, String before, boolean updateDescription,
+      KeyId keyId, int size, boolean snapshotEnd) throws DecodeException {
+    Row row;
+    if (op == Operation.DELETE) {
+      row = before != null ? row(before, "before") : keyRow(keyId.get());
+    } else if (after != null) {
+      row = row(after, "after");
+    } else if (op == Operation.UPDATE && updateDescription) {
+      throw new DecodeException(Errors.mongoUpdateWithoutDocument());
+    } else {
+      throw new DecodeException("a MongoDB '" + op.code() + "' event without an 'after' document");
+    }
+    ChangeEvent event = new ChangeEvent(position, op, ts, row.schema(), row.values(), KEY, size);
+    return snapshotEnd ? event.asSnapshotEnd() : event;
+  }
 
   /** One row schema per document shape: delivery keys its column placement by instance. */
   private final Map<List<Column>, RowSchema> shapes = new LruCache<>(LruCache.DEFAULT_CAPACITY);
 
   /** The row of a document in extended JSON text ({@code after} or {@code before}). */
-  Row row(String document, String what) throws DecodeException {
+  private Row row(String document, String what) throws DecodeException {
     JsonNode doc = parse(document, what);
     if (!doc.isObject()) {
       throw new DecodeException("the MongoDB event's '" + what + "' is not a document but a JSON " + doc.getNodeType());
@@ -72,10 +107,10 @@ final class MongoDocuments {
   }
 
   /**
-   * The row of a delete without a before image: the record key {@code {"id": "<_id as extended
-   * JSON>"}}, with or without the JSON converter's schema wrapper.
+   * The {@code id} of a JSON record key {@code {"id": "<_id as extended JSON>"}}, with or without
+   * the JSON converter's schema wrapper.
    */
-  Row keyRow(byte[] key) throws DecodeException {
+  static String keyIdOfJson(byte[] key) throws DecodeException {
     if (key == null) {
       throw new DecodeException("a MongoDB delete without a 'before' document and without a record key");
     }
@@ -85,18 +120,20 @@ final class MongoDocuments {
     if (id == null || id.isNull()) {
       throw new DecodeException("the MongoDB record key has no 'id' field");
     }
+    return id.isTextual() ? id.textValue() : id.toString();
+  }
+
+  /** The row of a delete without a before document: only its {@code _id}, from the record key. */
+  private Row keyRow(String keyId) throws DecodeException {
     // Debezium writes the _id as extended JSON text; an id that is not JSON is a plain string id.
     JsonNode value;
-    if (id.isTextual()) {
-      try {
-        value = JsonTokens.MAPPER.readTree(id.textValue());
-      } catch (JsonProcessingException e) {
-        value = id;
-      }
-    } else {
-      value = id;
+    try {
+      value = JsonTokens.MAPPER.readTree(keyId);
+    } catch (JsonProcessingException e) {
+      value = null;
     }
-    return new Row(shape(List.of(new Column(ID, ColumnType.STRING))), new Object[] {id(value)});
+    String id = value == null || value.isMissingNode() ? keyId : id(value);
+    return new Row(shape(List.of(new Column(ID, ColumnType.STRING))), new Object[] {id});
   }
 
   private RowSchema shape(List<Column> columns) {
