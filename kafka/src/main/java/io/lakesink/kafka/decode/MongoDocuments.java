@@ -49,6 +49,7 @@ public final class MongoDocuments {
   public static final String CONNECTOR = "mongodb";
   static final String ID = "_id";
   private static final List<String> KEY = List.of(ID);
+  private static final java.util.Set<String> DECIMAL128_SPECIAL = java.util.Set.of("NaN", "-NaN", "Infinity", "-Infinity", "Inf", "-Inf");
 
   /** The record key's {@code id} text, read only when a delete has no before document. */
   @FunctionalInterface
@@ -197,7 +198,9 @@ public final class MongoDocuments {
             break;
           case "$numberDecimal":
             if (v.size() == 1 && inner.isTextual()) {
-              return new Typed(ColumnType.STRING, Decimals.plain(new BigDecimal(inner.textValue())));
+              String text = inner.textValue();
+              // Decimal128 has NaN and infinities, which BigDecimal does not: kept as written.
+              return new Typed(ColumnType.STRING, DECIMAL128_SPECIAL.contains(text) ? text : Decimals.plain(new BigDecimal(text)));
             }
             break;
           case "$date":
