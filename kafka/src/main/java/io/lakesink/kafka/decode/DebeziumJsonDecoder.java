@@ -146,7 +146,7 @@ public final class DebeziumJsonDecoder implements RecordDecoder {
     if (op == Operation.TRUNCATE) {
       return ChangeEvent.truncate(position, ts, size); // no before, no after: the whole table
     }
-    if (MongoDocuments.CONNECTOR.equals(payload.connector)
+    if (payload.mongo
         && payload.afterType != JsonNodeType.OBJECT && payload.beforeType != JsonNodeType.OBJECT) {
       return mongo.event(position, op, ts, payload.afterText, payload.beforeText, payload.updateDescription,
           () -> MongoDocuments.keyIdOfJson(key), size, payload.snapshotLast);

@@ -28,7 +28,7 @@ final class PayloadScan {
   RowBuilder after; // when afterType is OBJECT
   Document.Range beforeRange; // when beforeType is OBJECT
   Long sourceTsMs;
-  String connector; // source.connector: "mongodb" sends documents as text
+  boolean mongo; // source.connector is "mongodb", which sends documents as text
   String afterText; // when afterType is STRING (MongoDB)
   String beforeText; // when beforeType is STRING (MongoDB with pre-images)
   boolean updateDescription; // MongoDB's description of an update, in place of a full document
@@ -186,7 +186,7 @@ final class PayloadScan {
       }
       case "source" -> {
         sourceTsMs = null;
-        connector = null;
+        mongo = false;
         snapshotLast = false;
         sourceBlock = t == JsonToken.START_OBJECT;
         if (t == JsonToken.START_OBJECT) {
@@ -234,7 +234,8 @@ final class PayloadScan {
       if (name.equals("ts_ms")) {
         sourceTsMs = JsonTokens.longOrNull(p);
       } else if (name.equals("connector")) {
-        connector = t == JsonToken.VALUE_STRING ? p.getText() : null;
+        // Compared without a String for each record, as 'snapshot' below: this is the hot path.
+        mongo = t == JsonToken.VALUE_STRING && p.getTextLength() == 7 && MongoDocuments.CONNECTOR.equals(p.getText());
       } else if (name.equals("snapshot")) {
         snapshotLast = t == JsonToken.VALUE_STRING && p.getTextLength() == 4 && "last".equals(p.getText());
       }
