@@ -1,6 +1,7 @@
 package io.lakesink.sources;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -17,6 +18,7 @@ import io.lakesink.kafka.avro.TestSchemaRegistry;
 import io.lakesink.sources.MySqlColumns.Col;
 import io.lakesink.storage.TableStorage;
 import io.lakesink.view.CurrentState;
+import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -25,6 +27,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Clock;
+import java.time.Instant;
+import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -132,6 +136,46 @@ class MariaDbEndToEndTest {
     server.execute(DB, Rows.TRUNCATE);
     marker(3);
     assertTablesEqualDatabase("TRUNCATE");
+    assertEquals(Set.of("3", "101", "102"), database("orders", MySqlColumns.ORDERS).keySet(), "the issue's truncate case");
+
+    documentedRenderings();
+  }
+
+  /**
+   * A few values spelled out as docs/types.md documents them, beside the comparison with the
+   * database's own rendering above: what a reader of the docs would expect to see.
+   */
+  private static void documentedRenderings() throws Exception {
+    Map<String, Map<String, Object>> typed = byId(rows("avro_all_types_merge", true));
+    assertEquals("-12:00:00.000001", typed.get("2").get("dur"), "TIME: a negative duration, microseconds written out");
+    assertEquals("-838:59:59.000000", typed.get("7").get("dur"), "TIME at its lower bound");
+    assertEquals("100:00:00.000000", typed.get("5").get("dur"), "TIME beyond one day");
+    assertEquals(new BigDecimal("18446744073709551615"), typed.get("2").get("big_u"), "unsigned BIGINT, precise");
+    assertEquals("-99999999999999999999999999999999999.999999999999999999999999999999", typed.get("2").get("money"),
+        "DECIMAL(65,30): text, exact, plain notation");
+    assertEquals(LocalDate.of(1, 1, 1), typed.get("2").get("d"));
+    assertEquals(Instant.parse("1969-12-31T23:59:59.999999Z"), typed.get("4").get("dt"), "DATETIME(6) before 1970, in UTC");
+    assertNull(typed.get("7").get("d"), "a zero date arrives as null");
+    assertEquals("red", typed.get("2").get("color"));
+    assertEquals("later", typed.get("2").get("note"), "the column added by ALTER TABLE");
+    Map<String, Map<String, Object>> text = byId(rows("json_all_types", false));
+    assertEquals("-43200000001", text.get("2").get("dur"), "without a schema: Debezium's microseconds, as text");
+    assertEquals("ünïcödé ✓", text.get("1").get("txt"));
+  }
+
+  private static List<Map<String, Object>> rows(String table, boolean merge) {
+    WorkerConfig config = config(merge);
+    Subscription s = config.subscriptions().stream().filter(x -> x.table().equals(table)).findFirst().orElseThrow();
+    try (TableStorage storage = Pipeline.storage(config.storage())) {
+      List<Map<String, Object>> rows = DeltaTableReader.readAll(Pipeline.table(storage, KernelEngine.create(storage), s));
+      return merge ? rows : CurrentState.collapse(rows, List.of("id"), false);
+    }
+  }
+
+  private static Map<String, Map<String, Object>> byId(List<Map<String, Object>> rows) {
+    Map<String, Map<String, Object>> out = new TreeMap<>();
+    rows.forEach(r -> out.put(String.valueOf(r.get("id")), r));
+    return out;
   }
 
   /** Notes the end of the snapshot and each marker row, once its batch is in Kafka. */
