@@ -62,7 +62,7 @@ import org.junit.jupiter.api.Timeout;
 class MariaDbEndToEndTest {
   private static final String DB = "shop";
   private static final List<String> FORMATS = List.of("json", "jsonschema", "avro");
-  private static final List<String> TABLES = List.of("all_types", "orders");
+  private static final List<String> TABLES = List.of("all_types", "more_types", "orders");
 
   private static Path work;
   private static MariaDbServer server;
@@ -82,6 +82,7 @@ class MariaDbEndToEndTest {
     server.execute("mysql", "CREATE DATABASE " + DB + " CHARACTER SET utf8mb4");
     server.execute(DB,
         create("all_types", MySqlColumns.ALL_TYPES.subList(0, MySqlColumns.ALL_TYPES.size() - 1)),
+        create("more_types", MySqlColumns.MORE_TYPES),
         create("orders", MySqlColumns.ORDERS),
         "CREATE TABLE marker (id INT PRIMARY KEY)");
     server.execute(DB, Rows.SNAPSHOT);
@@ -120,8 +121,8 @@ class MariaDbEndToEndTest {
   @Test
   void lakesinkTablesEqualTheDatabaseThroughSnapshotChangesAlterAndTruncate() throws Exception {
     capture = new DebeziumCapture(
-        DebeziumCapture.mySqlConnector(server, DB, DB + ".all_types," + DB + ".orders," + DB + ".marker", work.resolve("history.dat")),
-        broker.bootstrapServers(), Set.of("shop." + DB + ".all_types", "shop." + DB + ".orders"), formats(), MariaDbEndToEndTest::observe);
+        DebeziumCapture.mySqlConnector(server, DB, DB + ".all_types," + DB + ".more_types," + DB + ".orders," + DB + ".marker", work.resolve("history.dat")),
+        broker.bootstrapServers(), TABLES.stream().map(t -> "shop." + DB + "." + t).collect(Collectors.toSet()), formats(), MariaDbEndToEndTest::observe);
     await("snapshot-done");
     assertTablesEqualDatabase("snapshot");
 
@@ -362,7 +363,11 @@ class MariaDbEndToEndTest {
         present.add(rs.getString(1));
       }
     }
-    List<Col> all = table.equals("orders") ? MySqlColumns.ORDERS : MySqlColumns.ALL_TYPES;
+    List<Col> all = switch (table) {
+      case "orders" -> MySqlColumns.ORDERS;
+      case "more_types" -> MySqlColumns.MORE_TYPES;
+      default -> MySqlColumns.ALL_TYPES;
+    };
     return all.stream().filter(col -> present.contains(col.name())).toList();
   }
 

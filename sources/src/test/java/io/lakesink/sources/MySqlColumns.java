@@ -9,6 +9,7 @@ import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.Base64;
+import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -57,6 +58,9 @@ final class MySqlColumns {
     return "IF(CAST({c} AS CHAR) LIKE '0000-00-00%', NULL, " + format + ")";
   }
 
+  private static final String GEOMETRY_JSON =
+      "CONCAT('{\"wkb\":\"', REPLACE(TO_BASE64(ST_AsBinary({c})), '\\n', ''), '\",\"srid\":', IF(ST_SRID({c}) = 0, 'null', ST_SRID({c})), '}')";
+
   static final List<Col> ALL_TYPES = List.of(
       new Col("id", "INT PRIMARY KEY", Kind.INT, "{c}", "int"),
       new Col("flag", "TINYINT(1)", Kind.INT, "{c}", "int"), // int16 in Debezium: TINYINT(1) is a number in MySQL
@@ -67,9 +71,7 @@ final class MySqlColumns {
       new Col("doc", "JSON", Kind.JSON_TEXT, "{c}", "string"),
       new Col("bits", "BIT(10)", Kind.BITS, "CAST({c} + 0 AS CHAR)", "string"),
       new Col("bit1", "BIT(1)", Kind.BOOL, "IF({c} IS NULL, NULL, IF({c} = b'1', 'true', 'false'))", "boolean"),
-      new Col("shape", "GEOMETRY", Kind.JSON_TEXT,
-          "CONCAT('{\"wkb\":\"', REPLACE(TO_BASE64(ST_AsBinary({c})), '\\n', ''), '\",\"srid\":', IF(ST_SRID({c}) = 0, 'null', ST_SRID({c})), '}')",
-          "string"),
+      new Col("shape", "GEOMETRY", Kind.JSON_TEXT, GEOMETRY_JSON, "string"),
       new Col("dur", "TIME(6)", Kind.MICRO_TIME, "CAST({c} AS CHAR)", "string"),
       new Col("dt", "DATETIME(6)", Kind.MICRO_TIMESTAMP, zeroIsNull("DATE_FORMAT({c}, '%Y-%m-%d %H:%i:%s.%f')"), "timestamp"),
       new Col("dt0", "DATETIME", Kind.MILLI_TIMESTAMP, zeroIsNull("DATE_FORMAT({c}, '%Y-%m-%d %H:%i:%s.%f')"), "timestamp"),
@@ -81,6 +83,23 @@ final class MySqlColumns {
       new Col("txt", "VARCHAR(100) CHARACTER SET utf8mb4", Kind.TEXT, "{c}", "string"),
       new Col("dbl", "DOUBLE", Kind.DOUBLE, "CAST({c} AS CHAR)", "double"),
       new Col("note", "VARCHAR(20)", Kind.TEXT, "{c}", "string")); // added by ALTER TABLE halfway
+
+  /** The other integer widths, FLOAT, the text and binary types, POINT, and the other precisions. */
+  static final List<Col> MORE_TYPES = List.of(
+      new Col("id", "INT PRIMARY KEY", Kind.INT, "{c}", "int"),
+      new Col("small", "SMALLINT", Kind.INT, "{c}", "int"),
+      new Col("med", "MEDIUMINT", Kind.INT, "{c}", "int"),
+      new Col("big", "BIGINT", Kind.INT, "{c}", "bigint"),
+      new Col("f", "FLOAT", Kind.DOUBLE, "CAST({c} AS CHAR)", "float"), // values with few digits: see Rows
+      new Col("ch", "CHAR(5)", Kind.TEXT, "{c}", "string"),
+      new Col("tx", "TEXT", Kind.TEXT, "{c}", "string"),
+      new Col("bin", "BINARY(3)", Kind.BYTES, "REPLACE(TO_BASE64({c}), '\\n', '')", "string"),
+      new Col("vb", "VARBINARY(10)", Kind.BYTES, "REPLACE(TO_BASE64({c}), '\\n', '')", "string"),
+      new Col("pt", "POINT", Kind.JSON_TEXT, // io.debezium.data.geometry.Point: the coordinates too
+          "CONCAT('{\"x\":', ST_X({c}), ',\"y\":', ST_Y({c}), ',', SUBSTRING(" + GEOMETRY_JSON + ", 2))", "string"),
+      new Col("ts0", "TIMESTAMP NULL", Kind.ZONED_TIMESTAMP, zeroIsNull("DATE_FORMAT({c}, '%Y-%m-%d %H:%i:%s.%f')"), "timestamp"),
+      new Col("dt3", "DATETIME(3)", Kind.MILLI_TIMESTAMP, zeroIsNull("DATE_FORMAT({c}, '%Y-%m-%d %H:%i:%s.%f')"), "timestamp"),
+      new Col("t0", "TIME", Kind.MICRO_TIME, "CAST(CAST({c} AS TIME(6)) AS CHAR)", "string")); // MicroTime at any precision
 
   static final List<Col> ORDERS = List.of(
       new Col("id", "INT PRIMARY KEY", Kind.INT, "{c}", "int"),
@@ -115,7 +134,7 @@ final class MySqlColumns {
       case MICRO_TIME -> typed ? db.equals(lake) : timeMicros(db) == Long.parseLong(text);
       case BYTES -> db.equals(lake);
       case BITS -> bitsBase64(new BigInteger(db), Integer.parseInt(c.sql().replaceAll("\\D", ""))).equals(lake);
-      case JSON_TEXT -> json(db).equals(json(text));
+      case JSON_TEXT -> json(db).equals(NUMBERS_BY_VALUE, json(text));
     };
   }
 
@@ -137,6 +156,10 @@ final class MySqlColumns {
         + seconds.movePointRight(6).longValueExact();
     return negative ? -micros : micros;
   }
+
+  /** {@code 0} and {@code 0.0} are one coordinate. */
+  private static final Comparator<JsonNode> NUMBERS_BY_VALUE = (a, b) ->
+      a.isNumber() && b.isNumber() ? Double.compare(a.doubleValue(), b.doubleValue()) : a.equals(b) ? 0 : 1;
 
   private static JsonNode json(String text) {
     try {

@@ -24,6 +24,10 @@ final class Rows {
     ALL + "(7, 127, 0, 2155, 'blue', 'a,b,c', '{\"deep\": {\"a\": [true, null, 1.5]}}', b'1111111111', b'1',"
         + " ST_GeomFromText('POLYGON((0 0, 4 0, 4 4, 0 0))'), '-838:59:59', '0000-00-00 00:00:00', '0000-00-00 00:00:00',"
         + " '0000-00-00 00:00:00', '0000-00-00', '0.000000000000000000000000000001', 0.01, x'0102030405060708090a', 'Ωμέγα 𝄞', 0)",
+    "INSERT INTO more_types VALUES (1, -32768, 8388607, -9223372036854775808, 1.5, 'abc', 'a text ✓', x'0102ff', x'', "
+        + " ST_GeomFromText('POINT(-71.06 42.36)', 4326), '2001-02-03 04:05:06', '1999-12-31 23:59:59.999', '-00:30:00'),"
+        + " (2, 32767, -8388608, 9223372036854775807, -0.25, '', '', x'ffffff', x'00010203', ST_GeomFromText('POINT(0 0)'),"
+        + " '2038-01-19 03:14:07', '0001-01-01 00:00:00.001', '838:59:59')",
     "INSERT INTO orders VALUES (1, 'one', 1), (2, 'two', 2), (3, 'three', 3), (4, 'four', 4), (5, 'five', 5),"
         + " (6, 'six', 6), (7, 'seven', 7), (8, 'eight', 8)",
   };
@@ -39,6 +43,10 @@ final class Rows {
         + " WHERE id = 1",
     "UPDATE all_types SET dur = '-12:00:00.000001', doc = '{\"replaced\": true}', dt = '2000-01-01 00:00:00' WHERE id = 2",
     "DELETE FROM all_types WHERE id = 3",
+    "INSERT INTO more_types VALUES (3, 0, 0, 0, 1024, 'x', 'третий', x'0a0b0c', x'ff', ST_GeomFromText('POINT(1 1)', 3857),"
+        + " '1970-01-01 00:00:01', '1970-01-01 00:00:00', '-838:59:59')",
+    "UPDATE more_types SET tx = 'updated 𝄞', f = -2, dt3 = '2020-02-29 12:00:00.5' WHERE id = 1",
+    "DELETE FROM more_types WHERE id = 2",
     "UPDATE orders SET qty = 30, name = 'three!' WHERE id = 3",
     "DELETE FROM orders WHERE id IN (2, 8)",
     "INSERT INTO orders VALUES (9, 'nine', 9)",
