@@ -30,6 +30,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -69,6 +70,7 @@ class MariaDbEndToEndTest {
   private static LocalKafkaBroker broker;
   private static TestSchemaRegistry registry;
   private static DebeziumCapture capture;
+  private static boolean passed;
   private static final BlockingQueue<String> progress = new LinkedBlockingQueue<>();
 
   @BeforeAll
@@ -107,6 +109,11 @@ class MariaDbEndToEndTest {
     if (server != null) {
       server.close();
     }
+    if (passed) { // a failed run keeps its data directory, server log and Delta tables to look at
+      try (var paths = Files.walk(work)) {
+        paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      }
+    }
   }
 
   private static String create(String table, List<Col> columns) {
@@ -140,6 +147,7 @@ class MariaDbEndToEndTest {
     assertEquals(Set.of("3", "101", "102"), database("orders", MySqlColumns.ORDERS).keySet(), "the issue's truncate case");
 
     documentedRenderings();
+    passed = true;
   }
 
   /**
