@@ -55,9 +55,13 @@ import org.junit.jupiter.api.Timeout;
  * changelog's current state and the MERGE table, for JSON, JSON with schemas and Avro) equals the
  * database, value by value, as docs/types.md renders each column type.
  *
- * <p>Values Debezium itself changes are kept out (see the reference notes in docs/types.md): no
- * {@code FLOAT} column (the snapshot keeps about 6 significant digits), no datetime between
- * 1582-10-05 and 1582-10-14 (shifted by 10 days by the Julian/Gregorian switch).
+ * <p>Values Debezium itself changes are kept out (docs/sources.md lists them): {@code FLOAT}
+ * values have few significant digits (the snapshot keeps about 6), and no datetime falls between
+ * 1582-10-05 and 1582-10-14 (shifted by 10 days). Zero dates are in, as the nulls Debezium sends.
+ *
+ * <p>One connector run feeds every case: the converter is what differs between JSON, JSON with
+ * schemas and Avro, so {@link DebeziumCapture} converts each record three ways. Each phase ends
+ * with a row in a marker table; once Debezium hands that row over, everything before it is in Kafka.
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES) // the whole run takes about a minute; a busy machine gets room
 class MariaDbEndToEndTest {
@@ -83,7 +87,7 @@ class MariaDbEndToEndTest {
     registry = TestSchemaRegistry.start();
     server.execute("mysql", "CREATE DATABASE " + DB + " CHARACTER SET utf8mb4");
     server.execute(DB,
-        create("all_types", MySqlColumns.ALL_TYPES.subList(0, MySqlColumns.ALL_TYPES.size() - 1)),
+        create("all_types", MySqlColumns.ALL_TYPES.subList(0, MySqlColumns.ALL_TYPES.size() - 1)), // note: ALTER TABLE adds it
         create("more_types", MySqlColumns.MORE_TYPES),
         create("orders", MySqlColumns.ORDERS),
         "CREATE TABLE marker (id INT PRIMARY KEY)");
