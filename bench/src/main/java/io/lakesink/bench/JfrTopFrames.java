@@ -29,6 +29,7 @@ public final class JfrTopFrames {
     Map<String, Map<String, Integer>> selfByGroup = new TreeMap<>();
     Map<String, Integer> self = new HashMap<>();
     Map<String, Integer> lakesink = new HashMap<>();
+    Map<String, Map<String, Integer>> lakesinkByGroup = new TreeMap<>();
     Map<String, Integer> groups = new TreeMap<>();
     int samples = 0;
     for (RecordedEvent e : RecordingFile.readAllEvents(Path.of(args[0]))) {
@@ -50,6 +51,7 @@ public final class JfrTopFrames {
       for (RecordedFrame f : frames) {
         if (f.getMethod() != null && f.getMethod().getType().getName().startsWith("io.lakesink.")) {
           lakesink.merge(name(f), 1, Integer::sum);
+          lakesinkByGroup.computeIfAbsent(group, g -> new HashMap<>()).merge(name(f), 1, Integer::sum);
           break;
         }
       }
@@ -63,6 +65,7 @@ public final class JfrTopFrames {
     selfByGroup.forEach((group, frames) -> {
       if (groups.get(group) * 20 >= total) { // the groups with at least 5 % of the samples
         print("Top self frames, " + group, frames, total, 12);
+        print("Nearest lakesink frame, " + group, lakesinkByGroup.getOrDefault(group, Map.of()), total, 12);
       }
     });
   }
