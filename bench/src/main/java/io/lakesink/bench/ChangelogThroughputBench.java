@@ -198,10 +198,26 @@ public final class ChangelogThroughputBench {
 
   /** A worker configuration; {@code storage} is the body of the {@code storage:} section, indented by two. */
   static String config(String bootstrap, String topic, String storage, long flushRows, String flushBytes) {
+    return config(bootstrap, topic, storage, flushRows, flushBytes, "");
+  }
+
+  /**
+   * @param kafkaProperties extra consumer properties as {@code k=v,k=v} ({@code KAFKA_PROPERTIES} of
+   *     bench/run), to compare fetch settings; empty for none
+   */
+  static String config(String bootstrap, String topic, String storage, long flushRows, String flushBytes, String kafkaProperties) {
+    StringBuilder properties = new StringBuilder();
+    for (String kv : kafkaProperties.split(",")) {
+      if (!kv.isBlank()) {
+        properties.append(properties.length() == 0 ? "  properties:\n" : "").append("    ")
+            .append(kv.substring(0, kv.indexOf('=')).trim()).append(": \"").append(kv.substring(kv.indexOf('=') + 1).trim()).append("\"\n");
+      }
+    }
     return """
         kafka:
           bootstrap_servers: %s
           group_id: lakesink-bench-%s
+        %s
         storage:
         %s
         delivery:
@@ -212,7 +228,8 @@ public final class ChangelogThroughputBench {
           - topic: %s
             table: %s
             primary_key: [id]
-        """.formatted(bootstrap, UUID.randomUUID(), storage.stripTrailing(), flushRows, flushBytes, topic, TABLE);
+        """.formatted(bootstrap, UUID.randomUUID(), properties.toString().stripTrailing(), storage.stripTrailing(), flushRows, flushBytes,
+        topic, TABLE);
   }
 
   private static void run(Map<String, String> o) throws IOException {
@@ -223,12 +240,14 @@ public final class ChangelogThroughputBench {
     String flushBytes = o.getOrDefault("flush-bytes", "1GB");
     Path data = Path.of(o.get("data"));
     WorkerConfig config =
-        ConfigLoader.fromSystemEnvironment().parse(config(o.get("bootstrap"), topic(benchCase), data, flushRows, flushBytes), "bench");
+        ConfigLoader.fromSystemEnvironment().parse(config(o.get("bootstrap"), topic(benchCase), localStorage(data), flushRows, flushBytes,
+            o.getOrDefault("kafka-properties", "")), "bench");
     Properties r;
     try (TableStorage storage = Pipeline.storage(config.storage())) {
       r = runWorker(config, storage, partitions, events, new PhaseTimer());
     }
     r.setProperty("case", benchCase);
+    r.setProperty("kafka_properties", o.getOrDefault("kafka-properties", ""));
     r.setProperty("table_mb", String.valueOf(directoryBytes(data) >> 20));
     store(r, Path.of(o.get("result")));
     System.out.printf(Locale.ROOT, "%s: %,d events in %.2f s = %,.0f events/s, peak RSS %,d MB, %d commits%n",
