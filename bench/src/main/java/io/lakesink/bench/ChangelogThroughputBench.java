@@ -48,8 +48,9 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * worker's peak RSS is its own:
  *
  * <ul>
- *   <li>{@code broker}: a local Kafka broker (own JVM); produces N events to {@code bench.p1}
- *       (1 partition) and {@code bench.p4} (4 partitions) — not timed — then waits.
+ *   <li>{@code broker}: a local Kafka broker (own JVM); produces N events to one topic per case,
+ *       {@code bench.p<case>} ({@code 1}, {@code 4}, {@code 8} partitions; {@code 4h}: one hot
+ *       partition and three quiet ones, see {@link #topic(String)}) — not timed — then waits.
  *   <li>{@code run}: the worker over one topic into a fresh directory, timed from building the
  *       worker to its exit (consumer group join, fetch, decode, Parquet, Delta commits); flush
  *       phases timed through the worker's {@link FlushHook}; peak RSS from {@code VmHWM}.
