@@ -26,6 +26,11 @@ final class BenchEvents {
 
   /** Produces {@code count} events to every partition of {@code topic} round-robin by key; returns bytes sent. */
   static long produce(String bootstrapServers, String topic, int partitions, long count) {
+    return produce(bootstrapServers, topic, partitions, false, count);
+  }
+
+  /** @param hot whether one partition takes {@link #HOT_PERCENT} % of the keys and the others share the rest */
+  static long produce(String bootstrapServers, String topic, int partitions, boolean hot, long count) {
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
@@ -37,7 +42,7 @@ final class BenchEvents {
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "none");
     long[] bytes = {0};
     try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
-      generate(count, partitions, (partition, key, value) -> {
+      generate(count, partitions, hot, (partition, key, value) -> {
         producer.send(new ProducerRecord<>(topic, partition, key, value));
         bytes[0] += key.length + value.length;
       });
@@ -57,6 +62,14 @@ final class BenchEvents {
    * (round-robin by key): the floor benchmark decodes the same bytes from memory.
    */
   static void generate(long count, int partitions, Sink sink) {
+    generate(count, partitions, false, sink);
+  }
+
+  /** The share of the keys the hot partition (0) takes in a hot case; the other partitions share the rest. */
+  static final int HOT_PERCENT = 97;
+
+  /** Like {@link #generate(long, int, Sink)}, with one hot partition when {@code hot}: still partitioned by key. */
+  static void generate(long count, int partitions, boolean hot, Sink sink) {
     SplittableRandom random = new SplittableRandom(42);
     long liveIds = 0;
     StringBuilder sb = new StringBuilder(1024);
@@ -79,7 +92,9 @@ final class BenchEvents {
       envelope(sb, op, id, ts, random);
       byte[] value = sb.toString().getBytes(StandardCharsets.UTF_8);
       byte[] key = ("{\"id\":" + id + "}").getBytes(StandardCharsets.UTF_8);
-      sink.accept((int) (id % partitions), key, value);
+      int partition = !hot || partitions == 1 ? (int) (id % partitions)
+          : id % 100 < HOT_PERCENT ? 0 : 1 + (int) (id % (partitions - 1));
+      sink.accept(partition, key, value);
     }
   }
 

@@ -48,8 +48,9 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * worker's peak RSS is its own:
  *
  * <ul>
- *   <li>{@code broker}: a local Kafka broker (own JVM); produces N events to {@code bench.p1}
- *       (1 partition) and {@code bench.p4} (4 partitions) — not timed — then waits.
+ *   <li>{@code broker}: a local Kafka broker (own JVM); produces N events to one topic per case,
+ *       {@code bench.p<case>} ({@code 1}, {@code 4}, {@code 8} partitions; {@code 4h}: one hot
+ *       partition and three quiet ones, see {@link #topic(String)}) — not timed — then waits.
  *   <li>{@code run}: the worker over one topic into a fresh directory, timed from building the
  *       worker to its exit (consumer group join, fetch, decode, Parquet, Delta commits); flush
  *       phases timed through the worker's {@link FlushHook}; peak RSS from {@code VmHWM}.
@@ -101,7 +102,29 @@ public final class ChangelogThroughputBench {
   }
 
   static String topic(int partitions) {
-    return "bench.p" + partitions;
+    return topic(String.valueOf(partitions));
+  }
+
+  /**
+   * A case is a partition count, with {@code h} after it when partition 0 is hot
+   * ({@link BenchEvents#HOT_PERCENT} % of the events) and the others quiet: {@code 1}, {@code 8}, {@code 4h}.
+   */
+  static String topic(String benchCase) {
+    return "bench.p" + benchCase;
+  }
+
+  static int partitionCount(String benchCase) {
+    return Integer.parseInt(benchCase.endsWith("h") ? benchCase.substring(0, benchCase.length() - 1) : benchCase);
+  }
+
+  static boolean hot(String benchCase) {
+    return benchCase.endsWith("h");
+  }
+
+  /** How a case is named in the report. */
+  static String describe(String benchCase) {
+    int n = partitionCount(benchCase);
+    return hot(benchCase) ? "1 hot + " + (n - 1) + " quiet partitions" : n + " partition(s)";
   }
 
   // ------------------------------------------------------------------ broker
@@ -112,12 +135,13 @@ public final class ChangelogThroughputBench {
     Runtime.getRuntime().addShutdownHook(new Thread(broker::close, "bench-broker-stop"));
     String bootstrap = broker.bootstrapServers();
     for (String p : o.get("partitions").split(",")) {
-      int partitions = Integer.parseInt(p.trim());
-      broker.createTopic(topic(partitions), partitions);
+      String benchCase = p.trim();
+      int partitions = partitionCount(benchCase);
+      broker.createTopic(topic(benchCase), partitions);
       long start = System.nanoTime();
-      long bytes = BenchEvents.produce(bootstrap, topic(partitions), partitions, events);
+      long bytes = BenchEvents.produce(bootstrap, topic(benchCase), partitions, hot(benchCase), events);
       System.out.printf(Locale.ROOT, "Produced %,d events (%,d MB) to %s in %.1f s%n",
-          events, bytes >> 20, topic(partitions), (System.nanoTime() - start) / 1e9);
+          events, bytes >> 20, topic(benchCase), (System.nanoTime() - start) / 1e9);
     }
     Path ready = Path.of(o.get("ready-file"));
     Path tmp = ready.resolveSibling(ready.getFileName() + ".tmp");
@@ -175,10 +199,26 @@ public final class ChangelogThroughputBench {
 
   /** A worker configuration; {@code storage} is the body of the {@code storage:} section, indented by two. */
   static String config(String bootstrap, String topic, String storage, long flushRows, String flushBytes) {
+    return config(bootstrap, topic, storage, flushRows, flushBytes, "");
+  }
+
+  /**
+   * @param kafkaProperties extra consumer properties as {@code k=v,k=v} ({@code KAFKA_PROPERTIES} of
+   *     bench/run), to compare fetch settings; empty for none
+   */
+  static String config(String bootstrap, String topic, String storage, long flushRows, String flushBytes, String kafkaProperties) {
+    StringBuilder properties = new StringBuilder();
+    for (String kv : kafkaProperties.split(",")) {
+      if (!kv.isBlank()) {
+        properties.append(properties.length() == 0 ? "  properties:\n" : "").append("    ")
+            .append(kv.substring(0, kv.indexOf('=')).trim()).append(": \"").append(kv.substring(kv.indexOf('=') + 1).trim()).append("\"\n");
+      }
+    }
     return """
         kafka:
           bootstrap_servers: %s
           group_id: lakesink-bench-%s
+        %s
         storage:
         %s
         delivery:
@@ -189,25 +229,30 @@ public final class ChangelogThroughputBench {
           - topic: %s
             table: %s
             primary_key: [id]
-        """.formatted(bootstrap, UUID.randomUUID(), storage.stripTrailing(), flushRows, flushBytes, topic, TABLE);
+        """.formatted(bootstrap, UUID.randomUUID(), properties.toString().stripTrailing(), storage.stripTrailing(), flushRows, flushBytes,
+        topic, TABLE);
   }
 
   private static void run(Map<String, String> o) throws IOException {
-    int partitions = Integer.parseInt(o.get("partitions"));
+    String benchCase = o.get("partitions");
+    int partitions = partitionCount(benchCase);
     long events = Long.parseLong(o.get("events"));
     long flushRows = Long.parseLong(o.getOrDefault("flush-rows", "200000"));
     String flushBytes = o.getOrDefault("flush-bytes", "1GB");
     Path data = Path.of(o.get("data"));
     WorkerConfig config =
-        ConfigLoader.fromSystemEnvironment().parse(config(o.get("bootstrap"), topic(partitions), data, flushRows, flushBytes), "bench");
+        ConfigLoader.fromSystemEnvironment().parse(config(o.get("bootstrap"), topic(benchCase), localStorage(data), flushRows, flushBytes,
+            o.getOrDefault("kafka-properties", "")), "bench");
     Properties r;
     try (TableStorage storage = Pipeline.storage(config.storage())) {
       r = runWorker(config, storage, partitions, events, new PhaseTimer());
     }
+    r.setProperty("case", benchCase);
+    r.setProperty("kafka_properties", o.getOrDefault("kafka-properties", ""));
     r.setProperty("table_mb", String.valueOf(directoryBytes(data) >> 20));
     store(r, Path.of(o.get("result")));
-    System.out.printf(Locale.ROOT, "%d partition(s): %,d events in %.2f s = %,.0f events/s, peak RSS %,d MB, %d commits%n",
-        partitions, events, d(r, "seconds"), d(r, "events_per_second"), Long.parseLong(r.getProperty("vmhwm_mb")),
+    System.out.printf(Locale.ROOT, "%s: %,d events in %.2f s = %,.0f events/s, peak RSS %,d MB, %d commits%n",
+        describe(benchCase), events, d(r, "seconds"), d(r, "events_per_second"), Long.parseLong(r.getProperty("vmhwm_mb")),
         Long.parseLong(r.getProperty("commits")));
     if (!Boolean.parseBoolean(r.getProperty("healthy"))) {
       System.exit(2);
@@ -224,6 +269,8 @@ public final class ChangelogThroughputBench {
     long gcBefore = gcMillis();
     long mainCpuBefore = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
     Map<Long, Long> writersBefore = writerThreadCpuNanos();
+    Map<Long, Long> decodersBefore = threadCpuNanos(DECODER_PREFIX);
+    Map<String, Long> groupsBefore = threadCpuByGroup();
     HeapWatch heap = new HeapWatch();
     heap.reset();
 
@@ -238,6 +285,11 @@ public final class ChangelogThroughputBench {
     for (Map.Entry<Long, Long> w : writerThreadCpuNanos().entrySet()) {
       writersCpu += w.getValue() - writersBefore.getOrDefault(w.getKey(), 0L);
     }
+    long decodersCpu = 0;
+    for (Map.Entry<Long, Long> w : threadCpuNanos(DECODER_PREFIX).entrySet()) {
+      decodersCpu += w.getValue() - decodersBefore.getOrDefault(w.getKey(), 0L);
+    }
+    Map<String, Long> groups = threadCpuByGroup();
 
     Properties r = new Properties();
     r.setProperty("partitions", String.valueOf(partitions));
@@ -263,6 +315,13 @@ public final class ChangelogThroughputBench {
     r.setProperty("main_thread_cpu_seconds", String.valueOf(mainCpu / 1e9));
     // The flushes run on writer threads beside the poll thread: their CPU is the worker's too.
     r.setProperty("writer_threads_cpu_seconds", String.valueOf(writersCpu / 1e9));
+    r.setProperty("decoder_threads_cpu_seconds", String.valueOf(decodersCpu / 1e9));
+    groups.forEach((g, nanos) -> {
+      long during = nanos - groupsBefore.getOrDefault(g, 0L);
+      if (during >= 10_000_000) { // 10 ms: leave out the idle ones
+        r.setProperty("thread_cpu." + g, String.valueOf(during / 1e9));
+      }
+    });
     r.setProperty("gc_seconds", String.valueOf((gcMillis() - gcBefore) / 1e3));
     r.setProperty("commits", String.valueOf(phases.commits));
     r.setProperty("write_seconds", String.valueOf(phases.writeNanos / 1e9));
@@ -277,12 +336,13 @@ public final class ChangelogThroughputBench {
   // ------------------------------------------------------------------ verify
 
   private static void verify(Map<String, String> o) throws IOException {
-    int partitions = Integer.parseInt(o.get("partitions"));
+    String benchCase = o.get("partitions");
+    int partitions = partitionCount(benchCase);
     long events = Long.parseLong(o.get("events"));
     Path data = Path.of(o.get("data"));
     Path resultFile = Path.of(o.get("result"));
     Properties r = load(resultFile);
-    WorkerConfig config = ConfigLoader.fromSystemEnvironment().parse(config("unused:9092", topic(partitions), data, 1, "1GB"), "bench");
+    WorkerConfig config = ConfigLoader.fromSystemEnvironment().parse(config("unused:9092", topic(benchCase), data, 1, "1GB"), "bench");
     boolean ok;
     try (TableStorage storage = Pipeline.storage(config.storage())) {
       ok = verifyTable(storage, config.subscriptions().get(0), partitions, events, r);
@@ -332,9 +392,9 @@ public final class ChangelogThroughputBench {
 
   /** Raw fetch, then fetch + decode, over the whole topic; no Delta involved. */
   private static void profile(Map<String, String> o) throws IOException {
-    int partitions = Integer.parseInt(o.get("partitions"));
+    int partitions = partitionCount(o.get("partitions"));
     long events = Long.parseLong(o.get("events"));
-    String topic = topic(partitions);
+    String topic = topic(o.get("partitions"));
     Properties r = new Properties();
     long[] fetch = consume(o.get("bootstrap"), topic, partitions, false);
     long[] decode = consume(o.get("bootstrap"), topic, partitions, true);
@@ -408,33 +468,43 @@ public final class ChangelogThroughputBench {
     System.out.println();
     System.out.println("Changelog throughput, Kafka → committed Delta on local disk (lakesink run --stop-at-end)");
     System.out.println();
-    String header = String.format(Locale.ROOT, "%-10s %10s %9s %11s %13s %9s %13s %8s %8s %9s %9s %8s %10s %12s %8s %9s %9s %8s",
-        "partitions", "events", "wall s", "events/s", "peak RSS MB", "max heap", "peak heap MB", "commits", "write s", "commit s", "other s", "CPU s", "main CPU s", "writer CPU s", "GC s", "table MB", "verified", "");
+    String header = String.format(Locale.ROOT, "%-10s %10s %9s %11s %13s %9s %13s %8s %8s %9s %9s %8s %10s %13s %12s %8s %9s %9s %8s",
+        "case", "events", "wall s", "events/s", "peak RSS MB", "max heap", "peak heap MB", "commits", "write s", "commit s", "other s", "CPU s", "main CPU s", "decoder CPU s", "writer CPU s", "GC s", "table MB", "verified", "");
     System.out.println(header.stripTrailing());
-    runs.sort(java.util.Comparator.comparingInt(r -> Integer.parseInt(r.getProperty("partitions"))));
-    Map<String, List<Properties>> byPartitions = new java.util.LinkedHashMap<>();
-    runs.forEach(r -> byPartitions.computeIfAbsent(r.getProperty("partitions"), x -> new ArrayList<>()).add(r));
+    runs.sort(java.util.Comparator.comparingInt((Properties r) -> Integer.parseInt(r.getProperty("partitions")))
+        .thenComparing(r -> r.getProperty("case", "")));
+    Map<String, List<Properties>> byPartitions = new java.util.LinkedHashMap<>(); // by case: "4" and "4h" apart
+    runs.forEach(r -> byPartitions.computeIfAbsent(r.getProperty("case", r.getProperty("partitions")), x -> new ArrayList<>()).add(r));
     byPartitions.forEach((partitions, group) -> {
       for (Properties r : group) {
         double seconds = d(r, "seconds");
         double write = d(r, "write_seconds");
         double commit = d(r, "commit_seconds");
-        System.out.println(String.format(Locale.ROOT, "%-10s %,10d %9.2f %,11.0f %,13d %9s %,13d %8s %8.2f %9.2f %9.2f %8.2f %10.2f %12.2f %8.2f %,9d %9s",
+        System.out.println(String.format(Locale.ROOT, "%-10s %,10d %9.2f %,11.0f %,13d %9s %,13d %8s %8.2f %9.2f %9.2f %8.2f %10.2f %13.2f %12.2f %8.2f %,9d %9s",
             partitions, Long.parseLong(r.getProperty("events")), seconds, d(r, "events_per_second"),
             Long.parseLong(r.getProperty("vmhwm_mb")), r.getProperty("max_heap_mb") + "M", Long.parseLong(r.getProperty("peak_heap_mb", "0")),
             r.getProperty("commits"),
             write, commit, seconds - write - commit, d(r, "cpu_seconds"), d(r, "main_thread_cpu_seconds"),
-            d(r, "writer_threads_cpu_seconds"), d(r, "gc_seconds"),
+            d(r, "decoder_threads_cpu_seconds"), d(r, "writer_threads_cpu_seconds"), d(r, "gc_seconds"),
             Long.parseLong(r.getProperty("table_mb", "0")),
             r.getProperty("verified", "not run") + (r.getProperty("rows") == null ? "" : " (" + r.getProperty("rows") + ")")));
       }
       if (group.size() > 1) {
-        System.out.println(String.format(Locale.ROOT, "%-10s %10s %9.2f %,11.0f %,13.0f %9s %,13.0f %8s %8.2f %9.2f %9s %8.2f %10.2f %12.2f %8.2f",
+        System.out.println(String.format(Locale.ROOT, "%-10s %10s %9.2f %,11.0f %,13.0f %9s %,13.0f %8s %8.2f %9.2f %9s %8.2f %10.2f %13.2f %12.2f %8.2f",
             partitions + " median", "", median(group, "seconds"), median(group, "events_per_second"), median(group, "vmhwm_mb"), "",
             median(group, "peak_heap_mb"), "",
             median(group, "write_seconds"), median(group, "commit_seconds"), "", median(group, "cpu_seconds"),
-            median(group, "main_thread_cpu_seconds"), median(group, "writer_threads_cpu_seconds"), median(group, "gc_seconds")));
+            median(group, "main_thread_cpu_seconds"), median(group, "decoder_threads_cpu_seconds"),
+            median(group, "writer_threads_cpu_seconds"), median(group, "gc_seconds")));
       }
+    });
+    System.out.println();
+    System.out.println("CPU seconds per thread group during the run (ThreadMXBean, live threads at the end; first run of each case):");
+    byPartitions.forEach((benchCase, group) -> {
+      StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "  %-28s", describe(benchCase) + ":"));
+      group.get(0).stringPropertyNames().stream().filter(k -> k.startsWith("thread_cpu.")).sorted()
+          .forEach(k -> line.append(String.format(Locale.ROOT, " %s %.2f;", k.substring("thread_cpu.".length()), d(group.get(0), k))));
+      System.out.println(line);
     });
     if (!runs.isEmpty()) {
       Properties first = runs.get(0);
@@ -444,9 +514,9 @@ public final class ChangelogThroughputBench {
       System.out.println("write s = flush step BEFORE_WRITE→BEFORE_COMMIT (changelog rows + Parquet files), on a writer thread;");
       System.out.println("commit s = Delta commit + post-commit hooks, until the poll thread collected the outcome (AFTER_COMMIT);");
       System.out.println("other s = the rest of the wall time: JVM-side startup, consumer group join, fetch, decode, buffering.");
-      System.out.println("CPU s = whole worker process; main CPU s = the poll thread (polls, decodes, buffers, group commits);");
-      System.out.println("writer CPU s = the writer threads (rows, Parquet, Delta commits), which run beside it.");
-      System.out.println("events / (main + writer CPU s) is the ceiling on an idle machine, whatever else shares the CPU during the run.");
+      System.out.println("CPU s = whole worker process; main CPU s = the poll thread (polls, applies decoded events, buffers, group");
+      System.out.println("commits); decoder CPU s = the decoder threads (a poll's records, decoded on every core);");
+      System.out.println("writer CPU s = the writer threads (rows, Parquet, Delta commits), which run beside them.");
       System.out.println("peak heap MB = the most heap in use during the run, garbage included (just before a collection).");
     }
     SideBySide.print(dir, byPartitions);
@@ -498,14 +568,40 @@ public final class ChangelogThroughputBench {
    * after the run: a writer thread ends only after 30 s without work.
    */
   static Map<Long, Long> writerThreadCpuNanos() {
+    return threadCpuNanos(FlushWriters.THREAD_PREFIX);
+  }
+
+  /** Decoder threads (KafkaWorker's DecodePool) are named so. */
+  static final String DECODER_PREFIX = "lakesink-decoder-";
+
+  /** CPU time per live thread whose name starts with {@code prefix}, by thread id. */
+  static Map<Long, Long> threadCpuNanos(String prefix) {
     java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     Map<Long, Long> cpu = new java.util.HashMap<>();
     for (java.lang.management.ThreadInfo t : threads.getThreadInfo(threads.getAllThreadIds())) {
-      if (t != null && t.getThreadName().startsWith(FlushWriters.THREAD_PREFIX)) {
+      if (t != null && t.getThreadName().startsWith(prefix)) {
         long nanos = threads.getThreadCpuTime(t.getThreadId());
         if (nanos >= 0) {
           cpu.put(t.getThreadId(), nanos);
         }
+      }
+    }
+    return cpu;
+  }
+
+  /**
+   * CPU time of every live thread, by thread group: its name without a trailing number or Kafka's
+   * " | client" suffix ("lakesink-writer-", "kafka-coordinator-heartbeat-thread"). Threads that
+   * ended during the run are missing; the JVM's own (GC, JIT) are not Java threads.
+   */
+  static Map<String, Long> threadCpuByGroup() {
+    java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    Map<String, Long> cpu = new java.util.TreeMap<>();
+    for (java.lang.management.ThreadInfo t : threads.getThreadInfo(threads.getAllThreadIds())) {
+      long nanos = t == null ? -1 : threads.getThreadCpuTime(t.getThreadId());
+      if (nanos > 0) {
+        String group = t.getThreadName().replaceAll(" \\|.*$", "").replaceAll("[0-9]+$", "").replaceAll("[.=\\s]", "_");
+        cpu.merge(group, nanos, Long::sum);
       }
     }
     return cpu;

@@ -48,12 +48,14 @@ public final class FlushWriters {
   }
 
   /**
-   * One writer thread per core beside the poll thread, at most two: on two cores the poll thread
-   * and one writer keep both busy, and more writers would only compete with decoding. Two let a
-   * worker with many tables write one while committing another.
+   * One writer thread per core: as many tables written at once as there are cores (each still
+   * one batch at a time). The poll thread no longer decodes (the Kafka worker's decoder threads
+   * do, one per core too), so writers only compete with decoding for the cores while both have
+   * work, and a writer waiting on storage (a commit, an upload) leaves its core to the others.
+   * The buffer budget counts the batches in flight, so more writers hold no more memory.
    */
   public static FlushWriters forThisMachine() {
-    return pool(Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors() - 1)));
+    return pool(Math.max(1, Runtime.getRuntime().availableProcessors()));
   }
 
   public boolean synchronous() {

@@ -26,6 +26,11 @@ public final class RowLayout {
   private final Map<String, Integer> index = new HashMap<>();
   /** Per row shape: where each source column lands in the table row. */
   private final Map<RowSchema, int[]> slotsBySchema = new IdentityHashMap<>();
+  /**
+   * Per row shape: which of its columns' values need fitting into the table column's type,
+   * decided once per shape instead of comparing types for every value.
+   */
+  private final Map<RowSchema, boolean[]> coercions = new IdentityHashMap<>();
 
   /**
    * @param existing the table's columns, or empty for a table not created yet
@@ -38,8 +43,12 @@ public final class RowLayout {
     for (int i = 0; i < columns.size(); i++) {
       index.put(columns.get(i).name(), i);
     }
+    RowSchema previous = null;
     for (ChangeEvent e : events) {
-      slotsBySchema.computeIfAbsent(e.schema(), s -> placeColumns(s, e));
+      if (e.schema() != previous) { // a batch is mostly runs of one shape
+        previous = e.schema();
+        slotsBySchema.computeIfAbsent(previous, s -> placeColumns(s, e));
+      }
     }
     // Data columns were placed first, so adding the metadata after them moves nothing. A table
     // created before its mode kept one of these columns gains it at the end: older rows read null.
@@ -49,6 +58,7 @@ public final class RowLayout {
         columns.add(c);
       }
     }
+    slotsBySchema.keySet().forEach(schema -> coercions.put(schema, coercions(schema)));
   }
 
   private int[] placeColumns(RowSchema schema, ChangeEvent first) {
@@ -82,11 +92,13 @@ public final class RowLayout {
   public Object[] row(ChangeEvent e) {
     Object[] row = new Object[columns.size()];
     int[] slots = slotsBySchema.get(e.schema());
+    boolean[] coerce = coercions.get(e.schema());
     List<Column> source = e.schema().columns();
+    Object[] values = e.values();
     for (int i = 0; i < slots.length; i++) {
-      Object v = e.values()[i];
-      Column target = columns.get(slots[i]);
-      if (v != null && !target.type().equals(source.get(i).type())) {
+      Object v = values[i];
+      if (v != null && coerce[i]) {
+        Column target = columns.get(slots[i]);
         try {
           v = ValueCoercion.coerce(v, source.get(i).type(), target.type());
         } catch (ValueCoercion.DoesNotFit x) {
@@ -96,6 +108,15 @@ public final class RowLayout {
       row[slots[i]] = v;
     }
     return row;
+  }
+
+  private boolean[] coercions(RowSchema schema) {
+    int[] slots = slotsBySchema.get(schema);
+    boolean[] coerce = new boolean[slots.length];
+    for (int i = 0; i < slots.length; i++) {
+      coerce[i] = !columns.get(slots[i]).type().equals(schema.columns().get(i).type());
+    }
+    return coerce;
   }
 
   /** A row read back from the table, in table order (columns it predates read null). */

@@ -17,10 +17,18 @@ import java.util.Optional;
 public final class KernelEngine {
   private KernelEngine() {}
 
-  /** Parquet settings lakesink writes with: zstd, 128 MB files. */
+  /**
+   * Parquet settings lakesink writes with: zstd, 128 MB files, no dictionary encoding. Building a
+   * dictionary for every column, and falling back from it for the many that are nearly unique
+   * (ids, timestamps, amounts: a change stream's columns), was about a quarter of the CPU of
+   * writing a file (docs/performance.md, issue 29); zstd recovers most of what a dictionary saves
+   * on the repetitive ones (+18 % bytes on the benchmark's table). Plain encoding is what every
+   * Parquet reader reads. Kernel passes no zstd level through (its default, 3, stays).
+   */
   static final Map<String, String> PARQUET_SETTINGS =
       Map.of(
           "parquet.compression", "ZSTD",
+          "parquet.enable.dictionary", "false",
           "delta.kernel.default.parquet.writer.targetMaxFileSize", String.valueOf(128L << 20));
 
   public static Engine create(TableStorage storage) {

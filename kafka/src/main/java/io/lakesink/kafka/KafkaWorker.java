@@ -46,8 +46,10 @@ import org.slf4j.LoggerFactory;
  * Where reading resumes is decided by the table's Delta log ({@link #position}), not by the
  * consumer group.
  *
- * <p>One thread polls, decodes, buffers and commits group offsets; the Kafka consumer is touched
- * by it alone. A table's due flush runs on a writer thread ({@link io.lakesink.delivery.FlushWriters})
+ * <p>One thread polls, buffers and commits group offsets; the Kafka consumer is touched by it
+ * alone. The records a poll returns are decoded on every core ({@link DecodePool}) and their
+ * outcomes applied by the poll thread partition by partition in offset order, exactly as if it
+ * had decoded them itself. A table's due flush runs on a writer thread ({@link io.lakesink.delivery.FlushWriters})
  * while this thread keeps reading, one flush in flight per table; the loop collects each outcome
  * and only then commits the group offsets it stored. Nothing a table, a record or an outside
  * service does may end the loop: every failure is retried (the partitions paused meanwhile) or
@@ -75,7 +77,7 @@ public final class KafkaWorker implements AutoCloseable {
 
   private final KafkaConsumer<byte[], byte[]> consumer;
   private final Map<String, TableDelivery> byTopic = new LinkedHashMap<>();
-  private final Map<String, RecordDecoder> decoders = new HashMap<>();
+  private final DecodePool decoders;
   private final FlushHook hook;
   private final Clock clock;
   private final Duration assignmentTimeout;
@@ -136,6 +138,13 @@ public final class KafkaWorker implements AutoCloseable {
   public KafkaWorker(
       Map<String, Object> consumerProperties, List<Route> routes, TopicDiscovery discovery, FlushHook hook, Clock clock,
       Duration assignmentTimeout, long maxBufferBytes) {
+    this(consumerProperties, routes, discovery, hook, clock, assignmentTimeout, maxBufferBytes, DecodePool.forThisMachine());
+  }
+
+  /** @param decoders where records are decoded (tests choose how many threads) */
+  KafkaWorker(
+      Map<String, Object> consumerProperties, List<Route> routes, TopicDiscovery discovery, FlushHook hook, Clock clock,
+      Duration assignmentTimeout, long maxBufferBytes, DecodePool decoders) {
     Properties props = new Properties();
     props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
@@ -150,6 +159,7 @@ public final class KafkaWorker implements AutoCloseable {
     this.pollBudgetMillis =
         Long.parseLong(String.valueOf(props.getOrDefault(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, "300000"))) / 2;
     this.consumer = new KafkaConsumer<>(props);
+    this.decoders = decoders;
     routes.forEach(this::add);
     this.discovery = discovery;
     this.hook = hook;
@@ -162,7 +172,7 @@ public final class KafkaWorker implements AutoCloseable {
 
   private void add(Route r) {
     byTopic.put(r.delivery().subscription().topic(), r.delivery());
-    decoders.put(r.delivery().subscription().topic(), r.decoder().get());
+    decoders.add(r.delivery().subscription().topic(), r.decoder());
   }
 
   /** Asks a running {@link #run} to flush, commit and return; safe from any thread. */
@@ -184,9 +194,12 @@ public final class KafkaWorker implements AutoCloseable {
         subscribe(rebalances);
         ConsumerRecords<byte[], byte[]> records = subscribed.isEmpty() ? idle() : consumer.poll(POLL);
         lastPollMillis = clock.millis();
-        for (ConsumerRecord<byte[], byte[]> record : records) {
-          handle(record);
-          keepWithinBudget();
+        for (DecodePool.PartitionRuns p : decoders.start(records, this::reading).partitions()) {
+          TableDelivery delivery = byTopic.get(p.partition().topic());
+          for (int i = 0; i < p.records().size(); i++) {
+            handle(p.records().get(i), p.partition(), delivery, p.outcome(i));
+            keepWithinBudget();
+          }
         }
         flushDue();
         keepWithinBudget();
@@ -326,12 +339,20 @@ public final class KafkaWorker implements AutoCloseable {
     }
   }
 
-  private void handle(ConsumerRecord<byte[], byte[]> record) {
+  /** Whether records of this partition are read now; the same test decides whether to decode them ahead. */
+  private boolean reading(TopicPartition tp) {
+    TableDelivery delivery = byTopic.get(tp.topic());
+    return delivery != null && delivery.state().delivering() && !pauses.has(tp, Reason.DECODE_RETRY)
+        && !pauses.has(tp, Reason.NO_POSITION);
+  }
+
+  /**
+   * Applies one record at its turn: {@code decoded} is its outcome from the decoder threads, or
+   * {@link DecodePool#NOT_DECODED} (then it is decoded here, should its partition be read after all).
+   */
+  private void handle(ConsumerRecord<byte[], byte[]> record, TopicPartition tp, TableDelivery delivery, Object decoded) {
     consumed.merge(record.topic(), 1L, Long::sum);
-    TableDelivery delivery = byTopic.get(record.topic());
-    TopicPartition tp = new TopicPartition(record.topic(), record.partition());
-    if (delivery == null || !delivery.state().delivering() || pauses.has(tp, Reason.DECODE_RETRY)
-        || pauses.has(tp, Reason.NO_POSITION)) {
+    if (!reading(tp)) {
       // Records fetched before the partition was paused are left unread: it is re-read from
       // its position when the pause ends.
       return;
@@ -339,7 +360,7 @@ public final class KafkaWorker implements AutoCloseable {
     SourcePosition at = new SourcePosition(record.topic(), record.partition(), record.offset());
     ChangeEvent event;
     try {
-      event = decoders.get(record.topic()).decode(at, record.key(), record.value());
+      event = outcome(decoded == DecodePool.NOT_DECODED ? decoders.decodeNow(record) : decoded);
     } catch (RetryableException e) {
       // The record may be fine (the schema registry is unreachable): read it again later.
       log.warn("Cannot decode {} yet, retrying in {}: {}", at, DECODE_RETRY, e.getMessage());
@@ -377,6 +398,21 @@ public final class KafkaWorker implements AutoCloseable {
     } catch (TableFailureException e) {
       failTable(delivery, e);
     }
+  }
+
+  /** A decoder's outcome as if it was decoded here: the event, or its exception thrown. */
+  private static ChangeEvent outcome(Object decoded) throws DecodeException {
+    if (decoded instanceof DecodePool.Failure f) {
+      if (f.cause() instanceof DecodeException e) {
+        throw e;
+      } else if (f.cause() instanceof RuntimeException e) {
+        throw e;
+      } else if (f.cause() instanceof Error e) {
+        throw e;
+      }
+      throw new IllegalStateException("a decoder threw " + f.cause(), f.cause()); // no other checked exception is declared
+    }
+    return (ChangeEvent) decoded;
   }
 
   private void readAgainLater(TopicPartition tp, long offset, Duration after) {
