@@ -88,12 +88,12 @@ public final class CurrentStateTable {
   private final Clock clock;
   /** The last version of the table this object committed, -1 before one (then the log is looked at). */
   private long lastWritten = -1;
-  private long changelogVersion = -1;
-  private long reflected = -1;
+  private volatile long changelogVersion = -1;
+  private volatile long reflected = -1;
   /** Since when the table has been behind the changelog; null while it is not. */
-  private Instant behindSince;
-  private TableFailureException refused;
-  private String problem;
+  private volatile Instant behindSince;
+  private volatile TableFailureException refused;
+  private volatile String problem;
   /** Rows per commit of a catch-up; smaller in tests. */
   int maxRowsPerCommit = MAX_ROWS_PER_COMMIT;
 
@@ -131,7 +131,7 @@ public final class CurrentStateTable {
    *
    * @return whether the table now reflects the changelog's latest version
    */
-  public boolean follow() {
+  public synchronized boolean follow() {
     if (refused != null) {
       return false;
     }
@@ -275,7 +275,7 @@ public final class CurrentStateTable {
     return new CommitOffsets(versions, from < 0 ? Map.of() : Map.of(APP_ID, from));
   }
 
-  /** Where the table stands, for {@code /status} and {@code /metrics}. */
+  /** Where the table stands, for {@code /status} and {@code /metrics}; from any thread, without waiting for a follow. */
   public Progress progress() {
     String state = refused != null ? "stopped" : problem != null ? "retrying" : behindSince != null ? "behind" : "current";
     String reason = refused != null ? refused.getMessage() : problem;
