@@ -3,6 +3,7 @@ package io.lakesink.changelog;
 import io.lakesink.config.Subscription;
 import io.lakesink.delivery.BufferedDelivery;
 import io.lakesink.currentstate.CurrentStateTable;
+import io.lakesink.currentstate.KeptTableRegistration;
 import io.lakesink.delivery.DeliveryContext;
 import io.lakesink.delivery.TableStatus;
 import io.lakesink.delta.AppendRequest;
@@ -25,6 +26,7 @@ public final class ChangelogDelivery extends BufferedDelivery {
   static final long FOLLOW_RETRY_MILLIS = 10_000;
 
   private final CurrentStateTable kept;
+  private final KeptTableRegistration registration;
   private long nextFollow;
   /** What a changelog table is created with (also by the MERGE → changelog migration's copy). */
   public static final Map<String, String> TABLE_PROPERTIES = Map.of(
@@ -48,6 +50,8 @@ public final class ChangelogDelivery extends BufferedDelivery {
       Subscription subscription, DeltaTable table, DeltaTable sibling, DeliveryContext context, CurrentStateTable kept) {
     super(subscription, table, sibling, context);
     this.kept = kept;
+    this.registration = kept == null ? null
+        : new KeptTableRegistration(kept, context.catalog(), context.catalogExecutor(), context.clock());
   }
 
   public ChangelogDelivery(Subscription subscription, DeltaTable table, DeliveryContext context) {
@@ -84,7 +88,11 @@ public final class ChangelogDelivery extends BufferedDelivery {
   @Override
   public void maintain() {
     super.maintain();
-    if (kept == null || flushing() || !state().delivering() || clock.millis() < nextFollow) {
+    if (kept == null || flushing() || !state().delivering()) {
+      return;
+    }
+    registration.poll();
+    if (clock.millis() < nextFollow) {
       return;
     }
     nextFollow = clock.millis() + FOLLOW_RETRY_MILLIS;
@@ -109,6 +117,8 @@ public final class ChangelogDelivery extends BufferedDelivery {
     fields.put("reflected_version", p.reflectedVersion() < 0 ? null : p.reflectedVersion());
     fields.put("lag_versions", p.lagVersions());
     fields.put("lag_seconds", p.lag().toMillis() / 1000.0);
+    fields.put("registered", registration.registered());
+    fields.put("registration_problem", registration.problem());
     return status.withCurrentStateTable(fields);
   }
 

@@ -289,6 +289,12 @@ public final class CurrentStateTable {
     return Optional.ofNullable(refused);
   }
 
+  /** Stops the table for a reason found elsewhere (its catalog refused the name): no longer updated. */
+  public void stop(TableFailureException reason) {
+    refused = reason;
+    log.error("Current-state table {} stopped (the changelog keeps flowing): {}", name, reason.getMessage());
+  }
+
   /** An operator released the table: follow again (from what its log reflects). */
   public void release() {
     refused = null;

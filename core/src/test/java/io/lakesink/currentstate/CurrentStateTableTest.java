@@ -175,6 +175,55 @@ class CurrentStateTableTest {
     assertTrue(d.state().delivering());
   }
 
+  /** A catalog that records what it is asked to register, and refuses the names it is told to. */
+  static final class RecordingCatalog implements io.lakesink.catalog.TableCatalog {
+    final List<io.lakesink.catalog.CatalogTable> registered = new java.util.ArrayList<>();
+    final java.util.Set<String> heldByOthers = new java.util.HashSet<>();
+
+    @Override
+    public void register(io.lakesink.catalog.CatalogTable table) {
+      if (heldByOthers.contains(table.name())) {
+        throw new io.lakesink.error.TableFailureException("the catalog holds a view " + table.name(), null, null);
+      }
+      registered.add(table);
+    }
+
+    @Override
+    public String describe() {
+      return "recording catalog";
+    }
+  }
+
+  @Test
+  void theKeptTableIsRegisteredAsATableUnderTheSubscriptionsName() {
+    RecordingCatalog catalog = new RecordingCatalog();
+    context = context.withCatalog(catalog).withCatalogExecutor(Runnable::run);
+    ChangelogDelivery d = delivery();
+    deliver(d, change(0, 0, Operation.CREATE, 10, 1, "a"));
+    d.maintain();
+    List<io.lakesink.catalog.CatalogTable> kept = catalog.registered.stream().filter(t -> t.name().equals("t")).toList();
+    assertEquals(1, kept.size(), "registered once: " + catalog.registered);
+    assertEquals(storage.tableLocation("t"), kept.get(0).location());
+    assertEquals(List.of("id", "v", "__op", "__ts_ms", "__partition", "__offset"), kept.get(0).columnNames());
+    assertEquals(true, d.status().currentStateTable().get("registered"));
+  }
+
+  @Test
+  void aNameTheCatalogHoldsForAnotherObjectStopsTheKeptTableOnly() {
+    RecordingCatalog catalog = new RecordingCatalog();
+    catalog.heldByOthers.add("t");
+    context = context.withCatalog(catalog).withCatalogExecutor(Runnable::run);
+    ChangelogDelivery d = delivery();
+    deliver(d, change(0, 0, Operation.CREATE, 10, 1, "a"));
+    d.maintain();
+    Map<String, Object> status = d.status().currentStateTable();
+    assertEquals("stopped", status.get("state"));
+    assertTrue(((String) status.get("reason")).contains("the catalog holds a view t"));
+    deliver(d, change(0, 1, Operation.CREATE, 11, 2, "b"));
+    assertTrue(d.state().delivering(), "the changelog keeps flowing");
+    assertEquals(Map.of(1L, "a"), kept());
+  }
+
   @Test
   void aChangelogWithoutAKeyIsRefused() {
     ConfigurationException e = assertThrows(ConfigurationException.class,
