@@ -258,10 +258,14 @@ final class ConfigValidator {
     });
     return switch (type) {
       case "none" -> {
-        all.keySet().stream().filter(k -> !k.equals("type")).findFirst().ifPresent(k -> {
-          throw invalid("catalog." + k, "only applies to catalog type unity", "remove it, or set catalog.type: unity");
-        });
-        yield WorkerConfig.CatalogSettings.NONE;
+        // A kept table needs no catalog: current_state: table is the one key a catalog-less worker takes.
+        boolean keptTables = "table".equals(all.get("current_state"));
+        all.keySet().stream().filter(k -> !k.equals("type") && !(keptTables && k.equals("current_state"))).findFirst()
+            .ifPresent(k -> {
+              throw invalid("catalog." + k, "only applies to catalog type unity", "remove it, or set catalog.type: unity");
+            });
+        yield keptTables ? new WorkerConfig.CatalogSettings("none", Map.of("current_state", "table"), List.of())
+            : WorkerConfig.CatalogSettings.NONE;
       }
       // The catalog-unity module checks the values (and names the keys in its errors).
       case "unity" -> new WorkerConfig.CatalogSettings(

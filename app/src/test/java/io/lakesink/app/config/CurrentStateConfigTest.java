@@ -78,6 +78,11 @@ class CurrentStateConfigTest {
     c = loader.parse(ConfigLoaderTest.MINIMAL + UNITY + ", current_state: table}\n", "test");
     assertEquals(CurrentStateKind.TABLE, c.catalog().currentStateKind("orders"));
     assertEquals(CurrentStateKind.TABLE, UnitySettings.fromConfig(c.catalog().settings()).currentState());
+    c = loader.parse(ConfigLoaderTest.MINIMAL + "catalog: {current_state: table}\n", "test");
+    assertEquals(CurrentStateKind.TABLE, c.catalog().currentStateKind("orders"), "no catalog needed for a kept table");
+    assertEquals("none", c.catalog().type());
+    assertMessage(ConfigLoaderTest.MINIMAL + "catalog: {current_state: materialized_view}\n",
+        "'catalog.current_state' only applies to catalog type unity");
     c = loader.parse(sub("current_state: {object: view}") + UNITY + ", current_state: table}\n", "test");
     assertEquals(CurrentStateKind.VIEW, c.catalog().currentStateKind("orders"), "a subscription's own object wins");
     c = loader.parse(sub("current_state: {object: materialized_view, refresh_lag: 30m}") + UNITY + "}\n", "test");
