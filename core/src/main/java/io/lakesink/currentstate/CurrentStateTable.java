@@ -32,10 +32,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Exactly once, the way offsets are: each commit to the table carries, as the Delta
  * transaction identifier {@value #APP_ID}, the changelog version it reflects. {@link #follow}
- * reads that version from the table's log, applies the files the changelog gained since (the
- * files of its latest version that the reflected version did not have: the changelog is
- * append-only, so those are its new rows), and commits them with the new version, fenced on the
- * old one. A crash between the changelog's commit and the table's, a restart, a rebalance (two
+ * reads that version from the table's log, applies the files the changelog's later commits added
+ * as new data (the changelog is append-only, so those hold its new rows; read from their commit
+ * files, not from the history), and commits them with the new version, fenced on the old one. A crash between the changelog's commit and the table's, a restart, a rebalance (two
  * workers following one changelog: one commit wins, the other is fenced and reads again), a
  * backfill into the changelog and a hand-off all end the same way: the next follow applies
  * what the table does not reflect yet. Re-applying a change the table reflects changes nothing,
@@ -181,7 +180,7 @@ public final class CurrentStateTable {
     }
     ChangeOrder truncatedAt = truncate(stored);
     List<TableFile> files = changelog.files();
-    List<TableFile> added = added(files, reflected);
+    List<TableFile> added = added(files, reflected, latest);
     List<ChangeEvent> chunk = new ArrayList<>();
     int i = 0;
     do {
@@ -202,20 +201,33 @@ public final class CurrentStateTable {
     log.debug("Current-state table {} reflects version {} of its changelog ({} files applied)", name, latest, added.size());
   }
 
-  /** The changelog's files the reflected version did not have: its new rows (all of them for a new table). */
-  private List<TableFile> added(List<TableFile> files, long reflectedVersion) {
+  /**
+   * The changelog's files holding the rows its commits after the reflected version added (all of
+   * them for a new table): the files those commits added as new data, read from their commit
+   * files. When one of those is gone already (an optimize of the changelog packed it into a new
+   * file), the files the optimize wrote are applied as well: they hold its rows, and the older rows
+   * they also hold change nothing when applied again. Without the commit files (cleaned up, after
+   * a long stop) every file is applied again, which changes nothing the table reflects already.
+   */
+  private List<TableFile> added(List<TableFile> files, long reflectedVersion, long latest) {
     if (reflectedVersion < 0) {
       return files;
     }
-    Optional<Set<String>> before = changelog.filePathsAt(reflectedVersion);
-    if (before.isEmpty()) {
-      // The changelog's log no longer holds that version: every file is applied again, which
-      // changes nothing the table reflects already (one long catch-up instead of a short one).
-      log.warn("Version {} of {} is no longer in its log: the current-state table {} applies the whole changelog again",
-          reflectedVersion, changelog.location(), name);
+    List<LoggedCommits.LoggedCommit> commits = LoggedCommits.since(changelog, reflectedVersion);
+    if (commits.size() < latest - reflectedVersion) {
+      log.warn("Commits after version {} of {} are no longer in its log: the current-state table {} applies the whole"
+          + " changelog again", reflectedVersion, changelog.location(), name);
       return files;
     }
-    return files.stream().filter(f -> !before.get().contains(f.path())).toList();
+    Set<String> data = new java.util.HashSet<>();
+    Set<String> moved = new java.util.HashSet<>();
+    commits.forEach(c -> {
+      data.addAll(c.addedData());
+      moved.addAll(c.addedOther());
+    });
+    Set<String> present = new java.util.HashSet<>(files.stream().map(TableFile::path).toList());
+    boolean packed = !present.containsAll(data);
+    return files.stream().filter(f -> data.contains(f.path()) || packed && moved.contains(f.path())).toList();
   }
 
   /**

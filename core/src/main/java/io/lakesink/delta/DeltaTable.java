@@ -329,23 +329,6 @@ public final class DeltaTable {
   }
 
   /**
-   * The paths of the table's data files as of an earlier version, as {@link TableFile#path}
-   * spells them; empty when the log no longer holds that version (cleaned up after a checkpoint).
-   */
-  public Optional<java.util.Set<String>> filePathsAt(long version) {
-    Snapshot at;
-    try {
-      at = TableManager.loadSnapshot(location).atVersion(version).build(engine);
-    } catch (RuntimeException e) {
-      log.debug("Version {} of {} cannot be read any more: {}", version, location, e.toString());
-      return Optional.empty();
-    }
-    java.util.Set<String> paths = new java.util.HashSet<>();
-    files(engine, at, location).forEach(f -> paths.add(f.path()));
-    return Optional.of(paths);
-  }
-
-  /**
    * The positions (0-based row numbers in the Parquet file) of the rows the file's deletion vector
    * deletes, ascending; empty without one. What another table format needs to hide the same rows.
    */

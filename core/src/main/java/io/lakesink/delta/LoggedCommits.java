@@ -31,8 +31,11 @@ public final class LoggedCommits {
    * @param engineInfo who wrote it, as its {@code commitInfo} says; null without one
    * @param appIds the transaction identifiers it carried
    * @param changesData whether it added or removed a file with {@code dataChange} true
+   * @param addedData the files it added with {@code dataChange} true (new rows), as the log spells their paths
+   * @param addedOther the files it added with {@code dataChange} false (rows moved, as by an optimize)
    */
-  public record LoggedCommit(long version, String engineInfo, Set<String> appIds, boolean changesData) {
+  public record LoggedCommit(
+      long version, String engineInfo, Set<String> appIds, boolean changesData, Set<String> addedData, Set<String> addedOther) {
     /** Whether lakesink wrote it. */
     public boolean byLakesink() {
       return engineInfo != null && engineInfo.startsWith(DeltaTable.ENGINE_INFO);
@@ -57,6 +60,8 @@ public final class LoggedCommits {
     String engine = null;
     Set<String> appIds = new HashSet<>();
     boolean changes = false;
+    Set<String> addedData = new HashSet<>();
+    Set<String> addedOther = new HashSet<>();
     try {
       long size = io.getFileStatus(path).getSize();
       try (InputStream in = io.newInputFile(path, size).newStream();
@@ -72,7 +77,11 @@ public final class LoggedCommits {
             appIds.add(action.get("txn").path("appId").asText());
           } else if (action.has("add") || action.has("remove")) {
             JsonNode file = action.has("add") ? action.get("add") : action.get("remove");
-            changes |= file.path("dataChange").asBoolean(true);
+            boolean dataChange = file.path("dataChange").asBoolean(true);
+            changes |= dataChange;
+            if (action.has("add")) {
+              (dataChange ? addedData : addedOther).add(file.path("path").asText());
+            }
           }
         }
       }
@@ -81,6 +90,6 @@ public final class LoggedCommits {
     } catch (IOException e) {
       throw new UncheckedIOException("reading " + path, e);
     }
-    return Optional.of(new LoggedCommit(version, engine, appIds, changes));
+    return Optional.of(new LoggedCommit(version, engine, appIds, changes, addedData, addedOther));
   }
 }

@@ -17,6 +17,8 @@ import io.lakesink.delta.KernelEngine;
 import io.lakesink.error.SourcePosition;
 import io.lakesink.event.ChangeEvent;
 import io.lakesink.event.Operation;
+import io.lakesink.maintenance.MaintenanceSettings;
+import io.lakesink.maintenance.TableMaintenance;
 import io.lakesink.quarantine.QuarantineStore;
 import io.lakesink.storage.LocalStorage;
 import io.lakesink.view.ChangeOrder;
@@ -42,7 +44,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * CurrentState#collapse}), row for row, and at the end an independent replay of the stream in
  * source order. Crashes are injected between the changelog's commit and the table's (the
  * follower dies with its files written and uncommitted, and a new one starts on fresh table
- * handles), and the follower sometimes skips a few changelog commits, then catches up in steps.
+ * handles), the follower sometimes skips a few changelog commits, then catches up in steps, and
+ * the changelog's own optimize packs its files between follows.
  */
 class CurrentStateTableModelTest {
   @TempDir Path dir;
@@ -157,6 +160,7 @@ class CurrentStateTableModelTest {
     CurrentStateTable follower = follower(engine, storage, hook, random);
     int crashes = 0;
     int steps = 0;
+    int optimized = 0;
     int i = 0;
     while (i < events.size()) {
       int batch = 1 + random.nextInt(random.nextBoolean() ? 5 : 25);
@@ -164,6 +168,13 @@ class CurrentStateTableModelTest {
         delivery.accept(events.get(i));
       }
       delivery.flush();
+      if (random.nextInt(6) == 0) {
+        // The changelog's maintenance packs its files (dataChange false): rows the table reflects
+        // already and rows it does not may now share a file.
+        new TableMaintenance("t_APPEND", new DeltaTable(engine, storage.tableLocation("t_APPEND")), List.of(),
+            MaintenanceSettings.DEFAULT, Clock.systemUTC(), line -> {}).optimize(false);
+        optimized++;
+      }
       if (random.nextInt(4) == 0 && i < events.size()) {
         continue; // the follower falls behind: the next follow applies several changelog commits
       }
@@ -188,6 +199,7 @@ class CurrentStateTableModelTest {
     }
     assertEquals(replay(events), values(byKey(DeltaTableReader.readAll(new DeltaTable(engine, storage.tableLocation("t"))))));
     assertTrue(crashes > 0 && steps > crashes, "crashes " + crashes + " in " + steps + " steps");
+    assertTrue(optimized > 0, "the changelog was optimized between follows");
   }
 
   /** A follower on fresh table handles; catch-ups sometimes in steps of a few rows. */
