@@ -47,7 +47,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * handles), the follower sometimes skips a few changelog commits, then catches up in steps, and
  * the changelog's own optimize packs its files between follows.
  */
-class CurrentStateTableModelTest {
+public class CurrentStateTableModelTest {
   @TempDir Path dir;
 
   static final List<String> KEY = List.of("k1", "k2");
@@ -67,7 +67,7 @@ class CurrentStateTableModelTest {
    * change of a key, a delete's too, is read after a newer one), deletes, re-inserts, and now and
    * then a truncate on one partition.
    */
-  static List<ChangeEvent> stream(Random random, int n) {
+  public static List<ChangeEvent> stream(Random random, int n) {
     List<ChangeEvent> events = new ArrayList<>();
     Map<List<Object>, Boolean> live = new HashMap<>();
     Map<List<Object>, Integer> partitionOf = new HashMap<>();
