@@ -11,6 +11,7 @@ import io.lakesink.catalog.unity.UnitySettings;
 import io.lakesink.changelog.WriteWarmUp;
 import io.lakesink.view.CurrentStateKind;
 import io.lakesink.view.CurrentStateSpec;
+import io.lakesink.view.HistoryView;
 import io.lakesink.config.DeliveryMode;
 import io.lakesink.config.Subscription;
 import io.lakesink.config.TableNames;
@@ -163,10 +164,22 @@ public final class Pipeline {
   }
 
   /** Whether lakesink keeps the subscription's current state as a Delta table ({@code current_state.object: table}). */
-  static boolean keepsTable(WorkerConfig config, Subscription s) {
+  public static boolean keepsTable(WorkerConfig config, Subscription s) {
     String table = TableNames.sanitize(s.table());
     return s.mode() == DeliveryMode.CHANGELOG && config.catalog().currentState(table).build()
         && config.catalog().currentStateKind(table) == CurrentStateKind.TABLE;
+  }
+
+  /**
+   * The history view {@code <table>_HISTORY} of a changelog subscription with a primary key, for
+   * {@code lakesink views}; empty without a key (the changelog itself is then every version).
+   */
+  public static java.util.Optional<String> historySql(WorkerConfig config, Subscription s) {
+    if (s.mode() != DeliveryMode.CHANGELOG || s.primaryKey().isEmpty()) {
+      return java.util.Optional.empty();
+    }
+    return java.util.Optional.of(HistoryView.sql(config.catalog().namespace(), TableNames.sanitize(s.table()), s.primaryKey(),
+        s.includeMetadataColumns()));
   }
 
   /** Whether the worker builds the subscription's current-state object itself (on a warehouse). */
