@@ -6,6 +6,7 @@ import io.lakesink.currentstate.CurrentStateTable;
 import io.lakesink.currentstate.KeptTableRegistration;
 import io.lakesink.delivery.DeliveryContext;
 import io.lakesink.delivery.TableStatus;
+import io.lakesink.maintenance.MaintenanceRunner;
 import io.lakesink.delta.AppendRequest;
 import io.lakesink.delta.CommitOffsets;
 import io.lakesink.delta.DeltaTable;
@@ -27,6 +28,9 @@ public final class ChangelogDelivery extends BufferedDelivery {
 
   private final CurrentStateTable kept;
   private final KeptTableRegistration registration;
+  /** The kept table's optimize and vacuum, as a MERGE table's: clustered on the key, a step holds the flushes. */
+  private final MaintenanceRunner keptMaintenance;
+  private long keptCommitsSeen;
   private long nextFollow;
   /** What a changelog table is created with (also by the MERGE → changelog migration's copy). */
   public static final Map<String, String> TABLE_PROPERTIES = Map.of(
@@ -52,6 +56,8 @@ public final class ChangelogDelivery extends BufferedDelivery {
     this.kept = kept;
     this.registration = kept == null ? null
         : new KeptTableRegistration(kept, context.catalog(), context.catalogExecutor(), context.clock());
+    this.keptMaintenance = kept == null ? null
+        : new MaintenanceRunner(kept.name(), kept.table(), subscription.primaryKey(), true, context.maintenance(), context.clock());
   }
 
   public ChangelogDelivery(Subscription subscription, DeltaTable table, DeliveryContext context) {
@@ -92,6 +98,12 @@ public final class ChangelogDelivery extends BufferedDelivery {
       return;
     }
     registration.poll();
+    for (long c = kept.commits(); keptCommitsSeen < c; keptCommitsSeen++) {
+      keptMaintenance.committed();
+    }
+    if (kept.refusal().isEmpty()) {
+      keptMaintenance.poll(bufferedEvents() > 0);
+    }
     if (clock.millis() < nextFollow) {
       return;
     }
@@ -100,6 +112,12 @@ public final class ChangelogDelivery extends BufferedDelivery {
     if (p.changelogVersion() < 0 || !"current".equals(p.state())) {
       kept.follow();
     }
+  }
+
+  /** Not while a step of the kept table's optimize runs: the follow's commit would race it (bounded, seconds). */
+  @Override
+  public boolean flushDue(long nowMillis) {
+    return super.flushDue(nowMillis) && (keptMaintenance == null || !keptMaintenance.holdsDelivery());
   }
 
   @Override

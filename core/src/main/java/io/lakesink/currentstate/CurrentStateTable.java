@@ -93,6 +93,8 @@ public final class CurrentStateTable {
   private volatile Instant behindSince;
   private volatile TableFailureException refused;
   private volatile String problem;
+  /** Commits this object made to the table: its maintenance counts them. */
+  private volatile long commits;
   /** Rows per commit of a catch-up; smaller in tests. */
   int maxRowsPerCommit = MAX_ROWS_PER_COMMIT;
 
@@ -194,6 +196,7 @@ public final class CurrentStateTable {
       ChangeApplication.Applied applied = application.apply(changelog, files, chunk, truncatedAt,
           floor -> offsets(from, next, floor), () -> hook.at(name, Step.BEFORE_COMMIT));
       lastWritten = applied.version();
+      commits++;
       truncatedAt = applied.truncatedAt();
       reflected = next;
     } while (i < added.size());
@@ -294,6 +297,11 @@ public final class CurrentStateTable {
     long lag = changelogVersion < 0 ? 0 : Math.max(0, changelogVersion - Math.max(reflected, -1));
     Duration behind = behindSince == null ? Duration.ZERO : Duration.between(behindSince, clock.instant());
     return new Progress(name, state, reason, changelogVersion, reflected, lag, behind);
+  }
+
+  /** How many commits this object made to the table so far. */
+  public long commits() {
+    return commits;
   }
 
   /** Whether the table was refused (another owner, another engine's writes): it is no longer updated. */

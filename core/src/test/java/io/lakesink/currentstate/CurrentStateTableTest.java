@@ -225,6 +225,32 @@ class CurrentStateTableTest {
   }
 
   @Test
+  void theKeptTableIsOptimizedLikeAMergeTableAndStaysTheView() {
+    context = context.withMaintenance(new io.lakesink.maintenance.MaintenancePolicy(true,
+        io.lakesink.maintenance.MaintenanceSettings.DEFAULT.withTriggers(3, 1_000, 1), Runnable::run));
+    ChangelogDelivery d = delivery();
+    Map<Long, String> expected = new TreeMap<>();
+    for (int commit = 0; commit < 8; commit++) {
+      long id = commit % 3;
+      deliver(d, change(0, commit, commit % 4 == 3 ? Operation.DELETE : Operation.UPDATE, 10 + commit, id, "v" + commit));
+      if (commit % 4 == 3) {
+        expected.remove(id);
+      } else {
+        expected.put(id, "v" + commit);
+      }
+      d.maintain(); // the worker's loop: optimizes the kept table when due (here, on this thread)
+    }
+    DeltaTable kept = new DeltaTable(engine, storage.tableLocation("t"));
+    assertTrue(io.lakesink.delta.LoggedCommits.since(kept, -1).stream()
+        .anyMatch(c -> !c.changesData() && !c.addedOther().isEmpty()), "an optimize rewrote the kept table's files");
+    assertEquals(expected, kept());
+    deliver(d, change(0, 100, Operation.UPDATE, 100, 1, "after"));
+    expected.put(1L, "after");
+    assertEquals(expected, kept());
+    assertEquals("current", d.status().currentStateTable().get("state"), "its own optimize is not another engine");
+  }
+
+  @Test
   void aChangelogWithoutAKeyIsRefused() {
     ConfigurationException e = assertThrows(ConfigurationException.class,
         () -> Deliveries.of(subscription(List.of()), storage, engine, context, MergeSettings.DEFAULT, true));
