@@ -15,7 +15,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Registers the kept current-state table in the subscription's catalog as an external table
  * under {@code <table>} (not a view), and again whenever it gains columns: like any table
- * lakesink writes, on the catalog thread, never on the thread that polls. A name the catalog
+ * lakesink writes, on the catalog thread, never on the thread that polls. lakesink's own view of
+ * the subscription, from before a switch to the table, gives the name up first
+ * ({@link TableCatalog#registerKeptTable}). A name the catalog
  * already holds for another object (a view, another table, another location) is refused by the
  * catalog, which leaves it untouched: the kept table then stops with that reason, and the
  * changelog keeps flowing. Any other failure is tried again.
@@ -55,7 +57,7 @@ public final class KeptTableRegistration {
         if (columns == null || columns.equals(registered)) {
           return;
         }
-        catalog.register(new CatalogTable(kept.name(), table.location(), columns, List.of()));
+        catalog.registerKeptTable(new CatalogTable(kept.name(), table.location(), columns, List.of()));
         registered = columns;
         problem = null;
         log.info("Registered the current-state table {} in {} ({} columns)", kept.name(), catalog.describe(), columns.size());
