@@ -143,8 +143,9 @@ public final class Pipeline {
   static Map<String, CurrentStateSpec> currentStates(WorkerConfig config) {
     Map<String, CurrentStateSpec> specs = new HashMap<>();
     for (Subscription s : config.subscriptions()) {
-      if (s.mode() == DeliveryMode.CHANGELOG && !keepsTable(config, s)) {
-        // A kept table is no view: no catalog builds or logs one under its name.
+      if (s.mode() == DeliveryMode.CHANGELOG) {
+        // A kept table's spec has kind TABLE: no view is built or logged under its name, only
+        // its history view is built on a warehouse.
         CurrentStateSpec spec = currentState(config, s);
         specs.put(spec.changelog(), spec);
       }

@@ -520,7 +520,8 @@ final class ConfigValidator {
               "use whole minutes under an hour (1m to 59m) or whole hours (1h, 2h, …)");
         }
       }
-      options.put(TableNames.sanitize(list.get(i).table()), new CurrentStateOptions(c.build() == null || c.build(), schema, lag, object));
+      options.put(TableNames.sanitize(list.get(i).table()), new CurrentStateOptions(c.build() == null || c.build(), schema, lag, object,
+          Boolean.TRUE.equals(c.history())));
     }
     return options;
   }

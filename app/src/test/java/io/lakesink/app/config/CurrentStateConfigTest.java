@@ -91,6 +91,14 @@ class CurrentStateConfigTest {
   }
 
   @Test
+  void theHistoryViewIsBuiltOnlyWhenAskedFor() {
+    assertFalse(loader.parse(sub("current_state: {object: table}"), "test").catalog().currentState("orders").history());
+    assertTrue(loader.parse(sub("current_state: {object: table, history: true}"), "test").catalog().currentState("orders")
+        .history());
+    assertMessage(sub("current_state: {history: sometimes}"), "'subscriptions[0].current_state.history' is 'sometimes'");
+  }
+
+  @Test
   void wrongObjectsAreRefusedWithTheirPath() {
     assertMessage(sub("current_state: {object: tabel}"),
         "'subscriptions[0].current_state.object' is 'tabel': use view, materialized_view or table");
