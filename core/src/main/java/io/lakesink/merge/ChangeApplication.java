@@ -39,8 +39,11 @@ public final class ChangeApplication {
   private final Map<String, String> properties;
   private KeyFilters filters;
   private boolean filtersTried;
+  private KeyFilters changelogFilters;
+  private String changelogFiltersAt = "";
   /** Changelog files the last application read for deletes; target files it read. */
   private int changelogFilesRead;
+  private int changelogFilesSkipped;
   private int targetFilesRead;
 
   /**
@@ -98,7 +101,7 @@ public final class ChangeApplication {
     MergeBatch batch = new MergeBatch(changes, rows, keyOfEach);
     AppendRequest request = new AppendRequest(layout.columns(), List.of(), Map.of(), List.of(), offsets.apply(floor), properties);
     DeltaTable.PendingWrite pending = target.begin(request);
-    ChangelogDeletes deletes = new ChangelogDeletes(changelog, changelogFiles);
+    ChangelogDeletes deletes = new ChangelogDeletes(changelog, changelogFiles, changelogFilters(changelog));
     List<TableFile> files = target.files();
     TableMerge merge = files.isEmpty()
         ? TableMerge.merge(null, pending, files, layout, batch, deletes, false, cut.at(), null)
@@ -106,6 +109,7 @@ public final class ChangeApplication {
             batch, deletes, target.deletionVectorsEnabled(), cut.at(), keyFilters());
     pending.write(merge.rows);
     changelogFilesRead = deletes.filesRead;
+    changelogFilesSkipped = deletes.filesSkippedByFilter;
     targetFilesRead = merge.filesRead;
     // Planned from what the table held: a commit that lost a race is planned again, never moved.
     DeltaTable.PreparedAppend prepared = pending.prepare(merge.rewritten).withoutRebase();
@@ -118,9 +122,27 @@ public final class ChangeApplication {
     return changelogFilesRead;
   }
 
+  /** Changelog files the last application's delete lookups ruled out by their delete filter, unread. */
+  public int changelogFilesSkipped() {
+    return changelogFilesSkipped;
+  }
+
   /** Files of the kept table the last application read. */
   public int targetFilesRead() {
     return targetFilesRead;
+  }
+
+  /** The changelog's delete filters, made once (kept in memory between applications); null without file access. */
+  private KeyFilters changelogFilters(DeltaTable changelog) {
+    if (changelogFilters == null || !changelogFiltersAt.equals(changelog.location())) {
+      try {
+        changelogFilters = new KeyFilters(changelog.fileIO(), changelog.location());
+        changelogFiltersAt = changelog.location();
+      } catch (IllegalStateException noFileAccess) {
+        return null;
+      }
+    }
+    return changelogFilters;
   }
 
   private KeyFilters keyFilters() {
