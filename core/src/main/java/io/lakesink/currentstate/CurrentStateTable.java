@@ -93,6 +93,9 @@ public final class CurrentStateTable {
   private volatile Instant behindSince;
   private volatile TableFailureException refused;
   private volatile String problem;
+  /** What the commit {@link #lastWritten} records: the changelog version and the latest truncate. */
+  private long writtenReflects = -1;
+  private ChangeOrder writtenTruncate;
   /** Commits this object made to the table: its maintenance counts them. */
   private volatile long commits;
   /** Rows per commit of a catch-up; smaller in tests. */
@@ -171,8 +174,16 @@ public final class CurrentStateTable {
     }
     target.refresh();
     checkOwned();
-    Map<String, Long> stored = target.transactionVersions(List.of(APP_ID, TRUNCATE_TS, TRUNCATE_PARTITION, TRUNCATE_OFFSET));
-    reflected = stored.getOrDefault(APP_ID, -1L);
+    ChangeOrder truncatedAt;
+    if (lastWritten >= 0 && target.version() == lastWritten) {
+      // The table's latest commit is ours: what it reflects is what we committed (no log lookups).
+      reflected = writtenReflects;
+      truncatedAt = writtenTruncate;
+    } else {
+      Map<String, Long> stored = target.transactionVersions(List.of(APP_ID, TRUNCATE_TS, TRUNCATE_PARTITION, TRUNCATE_OFFSET));
+      reflected = stored.getOrDefault(APP_ID, -1L);
+      truncatedAt = truncate(stored);
+    }
     if (reflected >= latest) {
       behindSince = null;
       return;
@@ -180,7 +191,6 @@ public final class CurrentStateTable {
     if (behindSince == null) {
       behindSince = clock.instant();
     }
-    ChangeOrder truncatedAt = truncate(stored);
     List<TableFile> files = changelog.files();
     List<TableFile> added = added(files, reflected, latest);
     List<ChangeEvent> chunk = new ArrayList<>();
@@ -199,6 +209,8 @@ public final class CurrentStateTable {
       commits++;
       truncatedAt = applied.truncatedAt();
       reflected = next;
+      writtenReflects = next;
+      writtenTruncate = truncatedAt;
     } while (i < added.size());
     behindSince = null;
     log.debug("Current-state table {} reflects version {} of its changelog ({} files applied)", name, latest, added.size());
