@@ -4,6 +4,9 @@ import io.lakesink.app.config.ConfigLoader;
 import io.lakesink.app.config.WorkerConfig;
 import io.lakesink.config.DeliveryMode;
 import io.lakesink.config.Subscription;
+import io.lakesink.changelog.ChangelogColumns;
+import io.lakesink.currentstate.CurrentStateTable;
+import io.lakesink.view.HistoryView;
 import io.lakesink.config.TableNames;
 import io.lakesink.delivery.DeliveryState;
 import io.lakesink.delivery.FlushHook;
@@ -36,6 +39,7 @@ import io.lakesink.storage.TableStorage;
 import io.lakesink.view.CurrentState;
 import java.nio.file.Path;
 import java.util.Comparator;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -281,8 +285,19 @@ final class Commands {
         continue;
       }
       System.out.println("-- " + s.topic() + " → " + s.targetTable());
-      System.out.println(Pipeline.viewSql(config, s));
+      if (Pipeline.keepsTable(config, s)) {
+        System.out.println("-- " + TableNames.sanitize(s.table()) + " is a Delta table lakesink keeps from the changelog"
+            + " (current_state.object: table): no view to create");
+      } else {
+        System.out.println(Pipeline.viewSql(config, s));
+      }
       System.out.println();
+      Pipeline.historySql(config, s).ifPresent(history -> {
+        System.out.println("-- " + s.topic() + " → " + HistoryView.name(TableNames.sanitize(s.table()))
+            + ": every version of each key (SCD type 2)");
+        System.out.println(history);
+        System.out.println();
+      });
     }
     return Main.OK;
   }
@@ -298,13 +313,29 @@ final class Commands {
 
   /** A subscription's current state as text, one row per line, ordered by key. */
   static String currentState(TableStorage storage, Subscription s) {
-    DeltaTable t = Pipeline.table(storage, KernelEngine.create(storage), s);
+    io.delta.kernel.engine.Engine engine = KernelEngine.create(storage);
+    DeltaTable t = Pipeline.table(storage, engine, s);
     if (!t.exists()) {
       return "Table " + s.targetTable() + " does not exist yet at " + t.location() + "\n";
     }
-    List<Map<String, Object>> rows = s.mode() == DeliveryMode.MERGE
-        ? DeltaTableReader.readAll(t) // a merged table is the current state
-        : CurrentState.collapse(DeltaTableReader.readAll(t), s.primaryKey(), s.includeMetadataColumns());
+    List<Map<String, Object>> rows;
+    DeltaTable kept = new DeltaTable(engine, storage.tableLocation(TableNames.sanitize(s.table())));
+    if (s.mode() == DeliveryMode.CHANGELOG && kept.exists()
+        && TableNames.changelog(TableNames.sanitize(s.table())).equals(kept.properties().get(CurrentStateTable.SOURCE_PROPERTY))) {
+      // The current-state table lakesink keeps: read as it is, not the whole changelog.
+      t = kept;
+      rows = new ArrayList<>(DeltaTableReader.readAll(kept));
+      rows.forEach(r -> {
+        r.keySet().removeAll(List.of(ChangelogColumns.PARTITION, ChangelogColumns.OFFSET));
+        if (!s.includeMetadataColumns()) {
+          r.keySet().removeAll(List.of(ChangelogColumns.OP, ChangelogColumns.TS_MS));
+        }
+      });
+    } else {
+      rows = s.mode() == DeliveryMode.MERGE
+          ? DeltaTableReader.readAll(t) // a merged table is the current state
+          : CurrentState.collapse(DeltaTableReader.readAll(t), s.primaryKey(), s.includeMetadataColumns());
+    }
     rows.sort(Comparator.comparing(r -> s.primaryKey().stream().map(k -> String.valueOf(r.get(k))).collect(Collectors.joining("\u0000"))));
     StringBuilder out = new StringBuilder();
     out.append("Current state of ").append(TableNames.sanitize(s.table())).append(" (")

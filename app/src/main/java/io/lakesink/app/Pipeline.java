@@ -9,7 +9,9 @@ import io.lakesink.catalog.unity.ClientEnvironment;
 import io.lakesink.catalog.unity.UnityCatalog;
 import io.lakesink.catalog.unity.UnitySettings;
 import io.lakesink.changelog.WriteWarmUp;
+import io.lakesink.view.CurrentStateKind;
 import io.lakesink.view.CurrentStateSpec;
+import io.lakesink.view.HistoryView;
 import io.lakesink.config.DeliveryMode;
 import io.lakesink.config.Subscription;
 import io.lakesink.config.TableNames;
@@ -74,7 +76,8 @@ public final class Pipeline {
 
     KafkaWorker.Route of(Subscription s) {
       // Each subscription registers in the catalog it names (default: the catalog: block).
-      BufferedDelivery delivery = delivery(s, storage, engine, context.withCatalog(catalogs.of(s)), config.merge());
+      BufferedDelivery delivery = Deliveries.of(s, storage, engine, context.withCatalog(catalogs.of(s)), config.merge(),
+          keepsTable(config, s));
       if (migrating != null && migrates(config, s)) {
         migrate(s, storage, engine, delivery, migrating, journal, migrationHook, context.clock());
       }
@@ -90,9 +93,13 @@ public final class Pipeline {
     } else if (!config.catalog().currentState(TableNames.sanitize(s.table())).build()) {
       log.info("Subscription {} → {} (changelog; current_state.build is false: no current-state object)",
           s.topic(), storage.tableLocation(s.targetTable()));
+    } else if (keepsTable(config, s)) {
+      log.info("Subscription {} → {} (changelog); its current state is the Delta table {}, kept by lakesink from the"
+          + " changelog (current_state.object: table)", s.topic(), storage.tableLocation(s.targetTable()),
+          storage.tableLocation(TableNames.sanitize(s.table())));
     } else if (builtOnWarehouse(config, s)) {
       log.info("Subscription {} → {} (changelog); its current-state {} is built on SQL warehouse {}{}",
-          s.topic(), storage.tableLocation(s.targetTable()), config.catalog().currentStateKind().word(),
+          s.topic(), storage.tableLocation(s.targetTable()), config.catalog().currentStateKind(TableNames.sanitize(s.table())).word(),
           config.catalog().settings().get("warehouse_id"),
           s.primaryKey().isEmpty() ? ", keyed on the record key (no primary_key configured)" : "");
     } else {
@@ -137,6 +144,8 @@ public final class Pipeline {
     Map<String, CurrentStateSpec> specs = new HashMap<>();
     for (Subscription s : config.subscriptions()) {
       if (s.mode() == DeliveryMode.CHANGELOG) {
+        // A kept table's spec has kind TABLE: no view is built or logged under its name, only
+        // its history view is built on a warehouse.
         CurrentStateSpec spec = currentState(config, s);
         specs.put(spec.changelog(), spec);
       }
@@ -146,13 +155,32 @@ public final class Pipeline {
 
   private static CurrentStateSpec currentState(WorkerConfig config, Subscription s) {
     String table = TableNames.sanitize(s.table());
-    return new CurrentStateSpec(table, s.primaryKey(), s.includeMetadataColumns(), config.catalog().currentStateKind(),
+    return new CurrentStateSpec(table, s.primaryKey(), s.includeMetadataColumns(), config.catalog().currentStateKind(table),
         config.catalog().currentState(table));
   }
 
   /** The current-state view of a subscription, for logs and {@code lakesink views}. */
   public static String viewSql(WorkerConfig config, Subscription s) {
     return currentState(config, s).definition(config.catalog().namespace(), List.of(), List.of()).manualStatement();
+  }
+
+  /** Whether lakesink keeps the subscription's current state as a Delta table ({@code current_state.object: table}). */
+  public static boolean keepsTable(WorkerConfig config, Subscription s) {
+    String table = TableNames.sanitize(s.table());
+    return s.mode() == DeliveryMode.CHANGELOG && config.catalog().currentState(table).build()
+        && config.catalog().currentStateKind(table) == CurrentStateKind.TABLE;
+  }
+
+  /**
+   * The history view {@code <table>_HISTORY} of a changelog subscription with a primary key, for
+   * {@code lakesink views}; empty without a key (the changelog itself is then every version).
+   */
+  public static java.util.Optional<String> historySql(WorkerConfig config, Subscription s) {
+    if (s.mode() != DeliveryMode.CHANGELOG || s.primaryKey().isEmpty()) {
+      return java.util.Optional.empty();
+    }
+    return java.util.Optional.of(HistoryView.sql(config.catalog().namespace(), TableNames.sanitize(s.table()), s.primaryKey(),
+        s.includeMetadataColumns()));
   }
 
   /** Whether the worker builds the subscription's current-state object itself (on a warehouse). */
@@ -166,13 +194,9 @@ public final class Pipeline {
    * subscription of the default catalog whose view is built on that catalog's warehouse.
    */
   private static boolean migrates(WorkerConfig config, Subscription s) {
-    return s.mode() == DeliveryMode.CHANGELOG && builtOnWarehouse(config, s)
+    // A kept table takes the MERGE table's path and name: it refuses the old table instead (docs/current-state-table.md).
+    return s.mode() == DeliveryMode.CHANGELOG && builtOnWarehouse(config, s) && !keepsTable(config, s)
         && config.catalogName(s).equals(WorkerConfig.DEFAULT_CATALOG);
-  }
-
-  private static BufferedDelivery delivery(
-      Subscription s, TableStorage storage, Engine engine, DeliveryContext context, MergeSettings merge) {
-    return Deliveries.of(s, storage, engine, context, merge);
   }
 
   /**

@@ -64,6 +64,35 @@ class CommandLineTest {
   }
 
   @Test
+  void aKeptCurrentStateTableIsWrittenByRunAndReadByShow() throws Exception {
+    String topic = SharedKafka.newTopic("cli-kept", DemoChangeStream.PARTITIONS);
+    DemoChangeStream.produce(SharedKafka.bootstrap(), topic);
+    Path config = dir.resolve("kept.yaml");
+    Path tables = dir.resolve("kept-tables");
+    Files.writeString(config, """
+        kafka: {bootstrap_servers: "%s", group_id: cli-kept}
+        storage: {type: local, path: "%s"}
+        status: {host: 127.0.0.1, port: 0}
+        subscriptions:
+          - {topic: %s, table: orders, primary_key: [id], include_metadata_columns: false, current_state: {object: table}}
+        """.formatted(SharedKafka.bootstrap(), tables, topic));
+
+    assertEquals(Main.OK, run("run", "--config", config.toString(), "--stop-at-end").exit());
+    assertTrue(Files.isDirectory(tables.resolve("lakesink/orders/_delta_log")), "the kept table beside the changelog");
+
+    Output show = run("show", "--config", config.toString(), "--table", "orders");
+    assertEquals(Main.OK, show.exit());
+    assertTrue(show.out().contains("(5 rows") && show.out().contains("lakesink/orders version"), show.out());
+    assertTrue(show.out().contains("status=cancelled") && !show.out().contains("__op") && !show.out().contains("__offset"),
+        show.out());
+
+    Output views = run("views", "--config", config.toString());
+    assertEquals(Main.OK, views.exit());
+    assertTrue(views.out().contains("orders is a Delta table lakesink keeps from the changelog"), views.out());
+    assertTrue(views.out().contains("CREATE OR REPLACE VIEW `orders_HISTORY` AS"), views.out());
+  }
+
+  @Test
   void checkTestsStorageKafkaAndCatalogWithoutDelivering() throws Exception {
     String topic = SharedKafka.newTopic("check", 1);
     Path config = dir.resolve("check.yaml");

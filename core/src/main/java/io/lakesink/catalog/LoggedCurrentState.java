@@ -46,8 +46,8 @@ public final class LoggedCurrentState implements TableCatalog {
   @Override
   public CurrentStateResult buildCurrentState(CatalogTable changelog) {
     CurrentStateSpec spec = specs.get(changelog.name());
-    if (spec == null || !spec.options().build()) {
-      return CurrentStateResult.NOT_MANAGED;
+    if (spec == null || !spec.options().build() || spec.kind() == io.lakesink.view.CurrentStateKind.TABLE) {
+      return CurrentStateResult.NOT_MANAGED; // a kept table is no view: nothing to run by hand
     }
     CurrentStateDefinition definition = spec.definition(namespace, changelog.columnNames(), changelog.recordKey());
     String previous = seen.put(changelog.name(), definition.fingerprint());

@@ -92,6 +92,16 @@ public interface TableCatalog extends AutoCloseable {
     return CurrentStateResult.NOT_MANAGED;
   }
 
+  /**
+   * Registers the current-state table lakesink keeps from a changelog under the subscription's
+   * name ({@code current_state.object: table}): as {@link #register}, except that lakesink's own
+   * view or materialized view of that subscription, left under the name from before the switch,
+   * gives the name up first. Anything else under the name is refused as {@link #register} refuses it.
+   */
+  default void registerKeptTable(CatalogTable table) {
+    register(table);
+  }
+
   /** A short description for logs and status, without secrets. */
   String describe();
 

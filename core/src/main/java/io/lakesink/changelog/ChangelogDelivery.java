@@ -2,7 +2,11 @@ package io.lakesink.changelog;
 
 import io.lakesink.config.Subscription;
 import io.lakesink.delivery.BufferedDelivery;
+import io.lakesink.currentstate.CurrentStateTable;
+import io.lakesink.currentstate.KeptTableRegistration;
 import io.lakesink.delivery.DeliveryContext;
+import io.lakesink.delivery.TableStatus;
+import io.lakesink.maintenance.MaintenanceRunner;
 import io.lakesink.delta.AppendRequest;
 import io.lakesink.delta.CommitOffsets;
 import io.lakesink.delta.DeltaTable;
@@ -10,6 +14,7 @@ import io.lakesink.event.ChangeEvent;
 import io.lakesink.event.Column;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -18,6 +23,15 @@ import java.util.Map;
  * flush carrying the next offset of every partition it covers. Files are only ever added.
  */
 public final class ChangelogDelivery extends BufferedDelivery {
+  /** How often a kept table that is behind (a failed follow, a catch-up at start) is tried from the worker's loop. */
+  static final long FOLLOW_RETRY_MILLIS = 10_000;
+
+  private final CurrentStateTable kept;
+  private final KeptTableRegistration registration;
+  /** The kept table's optimize and vacuum, as a MERGE table's: clustered on the key, a step holds the flushes. */
+  private final MaintenanceRunner keptMaintenance;
+  private long keptCommitsSeen;
+  private long nextFollow;
   /** What a changelog table is created with (also by the MERGE → changelog migration's copy). */
   public static final Map<String, String> TABLE_PROPERTIES = Map.of(
       // Changelog files are only ever added; Delta readers and writers enforce it too.
@@ -29,7 +43,21 @@ public final class ChangelogDelivery extends BufferedDelivery {
    *     changelog continues from; may be null
    */
   public ChangelogDelivery(Subscription subscription, DeltaTable table, DeltaTable sibling, DeliveryContext context) {
+    this(subscription, table, sibling, context, null);
+  }
+
+  /**
+   * @param kept the current-state table kept from this changelog, brought up to date after each
+   *     commit; null without one
+   */
+  public ChangelogDelivery(
+      Subscription subscription, DeltaTable table, DeltaTable sibling, DeliveryContext context, CurrentStateTable kept) {
     super(subscription, table, sibling, context);
+    this.kept = kept;
+    this.registration = kept == null ? null
+        : new KeptTableRegistration(kept, context.catalog(), context.catalogExecutor(), context.clock());
+    this.keptMaintenance = kept == null ? null
+        : new MaintenanceRunner(kept.name(), kept.table(), subscription.primaryKey(), true, context.maintenance(), context.clock());
   }
 
   public ChangelogDelivery(Subscription subscription, DeltaTable table, DeliveryContext context) {
@@ -50,7 +78,71 @@ public final class ChangelogDelivery extends BufferedDelivery {
     AppendRequest request = rows.request(events, today, offsets, tableProperties());
     DeltaTable.PreparedAppend prepared = table.prepareAppend(request);
     beforeCommit();
-    return table.commit(prepared);
+    long version = table.commit(prepared);
+    if (kept != null) {
+      // Right after the commit, on this thread: the kept table is at most this flush behind. A
+      // failure is the kept table's own (its status says so); the changelog's commit stands.
+      kept.follow();
+    }
+    return version;
+  }
+
+  /**
+   * Also catches the kept table up when it is behind without a commit to follow: at start (a
+   * crash between the two commits), after a failed follow, after an operator released it.
+   */
+  @Override
+  public void maintain() {
+    super.maintain();
+    if (kept == null || flushing() || !state().delivering()) {
+      return;
+    }
+    registration.poll();
+    for (long c = kept.commits(); keptCommitsSeen < c; keptCommitsSeen++) {
+      keptMaintenance.committed();
+    }
+    if (kept.refusal().isEmpty()) {
+      keptMaintenance.poll(bufferedEvents() > 0);
+    }
+    if (clock.millis() < nextFollow) {
+      return;
+    }
+    nextFollow = clock.millis() + FOLLOW_RETRY_MILLIS;
+    CurrentStateTable.Progress p = kept.progress();
+    if (p.changelogVersion() < 0 || !"current".equals(p.state())) {
+      kept.follow();
+    }
+  }
+
+  /** Not while a step of the kept table's optimize runs: the follow's commit would race it (bounded, seconds). */
+  @Override
+  public boolean flushDue(long nowMillis) {
+    return super.flushDue(nowMillis) && (keptMaintenance == null || !keptMaintenance.holdsDelivery());
+  }
+
+  @Override
+  public TableStatus status() {
+    TableStatus status = super.status();
+    if (kept == null) {
+      return status;
+    }
+    CurrentStateTable.Progress p = kept.progress();
+    Map<String, Object> fields = new LinkedHashMap<>();
+    fields.put("table", p.table());
+    fields.put("state", p.state());
+    fields.put("reason", p.reason());
+    fields.put("changelog_version", p.changelogVersion() < 0 ? null : p.changelogVersion());
+    fields.put("reflected_version", p.reflectedVersion() < 0 ? null : p.reflectedVersion());
+    fields.put("lag_versions", p.lagVersions());
+    fields.put("lag_seconds", p.lag().toMillis() / 1000.0);
+    fields.put("registered", registration.registered());
+    fields.put("registration_problem", registration.problem());
+    return status.withCurrentStateTable(fields);
+  }
+
+  /** The current-state table kept from this changelog, if any. */
+  public java.util.Optional<CurrentStateTable> keptTable() {
+    return java.util.Optional.ofNullable(kept);
   }
 
   @Override

@@ -17,6 +17,9 @@ import java.util.Map;
  * @param maintenance the table's file count and optimizations given up in a row
  * @param waitingOn the outside services this table waits on because they do not answer
  *     ({@code kafka}, {@code schema_registry}, {@code storage}); empty while nothing is down
+ * @param currentStateTable the current-state table kept from this changelog ({@code
+ *     current_state.object: table}): its state, the changelog version it reflects and its lag;
+ *     null without one
  */
 public record TableStatus(
     String table,
@@ -31,7 +34,22 @@ public record TableStatus(
     int bufferedEvents,
     List<String> warnings,
     MaintenanceRunner.State maintenance,
-    List<String> waitingOn) {
+    List<String> waitingOn,
+    Map<String, Object> currentStateTable) {
+
+  public TableStatus(
+      String table, String topic, String mode, String state, String reason, Instant since, long lastVersion,
+      Instant lastCommitAt, long rowsDelivered, int bufferedEvents, List<String> warnings,
+      MaintenanceRunner.State maintenance, List<String> waitingOn) {
+    this(table, topic, mode, state, reason, since, lastVersion, lastCommitAt, rowsDelivered, bufferedEvents, warnings,
+        maintenance, waitingOn, null);
+  }
+
+  /** This status with the kept current-state table's progress. */
+  public TableStatus withCurrentStateTable(Map<String, Object> progress) {
+    return new TableStatus(table, topic, mode, state, reason, since, lastVersion, lastCommitAt, rowsDelivered,
+        bufferedEvents, warnings, maintenance, waitingOn, progress);
+  }
 
   /**
    * This table waiting on a service that does not answer: {@code degraded}, with the outage's
@@ -49,7 +67,7 @@ public record TableStatus(
     String joined = reason == null ? outageReason : outageReason + "; " + reason;
     Instant earliest = since == null || outageSince.isBefore(since) ? outageSince : since;
     return new TableStatus(table, topic, mode, "degraded", joined, earliest, lastVersion, lastCommitAt, rowsDelivered,
-        bufferedEvents, warnings, maintenance, List.copyOf(services));
+        bufferedEvents, warnings, maintenance, List.copyOf(services), currentStateTable);
   }
 
   /**
@@ -73,6 +91,9 @@ public record TableStatus(
     m.put("files", maintenance.files() < 0 ? null : maintenance.files());
     m.put("optimize_gave_up_in_a_row", maintenance.optimizeGiveUps());
     m.put("waiting_on", waitingOn);
+    if (currentStateTable != null) {
+      m.put("current_state_table", currentStateTable);
+    }
     return m;
   }
 }

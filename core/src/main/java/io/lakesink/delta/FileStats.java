@@ -43,6 +43,8 @@ final class FileStats {
         m.put(e.getKey(), v.longValue());
       } else if (v.isNumber()) {
         m.put(e.getKey(), v.doubleValue());
+      } else if (v.isBoolean()) {
+        m.put(e.getKey(), v.booleanValue());
       } else if (v.isTextual()) {
         m.put(e.getKey(), v.textValue());
       }

@@ -600,6 +600,34 @@ public final class Errors {
             + known + ". Write it as <catalog>[.<namespace>.<name>], e.g. default.main.silver.orders_APPEND.");
   }
 
+  // The current-state table lakesink keeps from a changelog (current_state.object: table). Each
+  // refusal stops that table only: the changelog keeps flowing.
+
+  /** {@code current_state.object: table} on a subscription without a key. */
+  public static ConfigurationException currentStateTableWithoutKey(String table) {
+    return new ConfigurationException("Subscription " + table + " asks for a current-state table (current_state.object:"
+        + " table), which needs a key to match changes on, and has none. Set primary_key (or flag the key columns in"
+        + " the column mapping), or use current_state.object: view.");
+  }
+
+  /** The kept table's location holds a Delta table lakesink did not create from this changelog. */
+  public static TableFailureException currentStateTableTaken(String table, String location, String holds) {
+    return new TableFailureException("The current-state table " + table + " cannot be kept at " + location + ": that"
+        + " location already holds " + holds + ", which lakesink does not keep from the changelog " + table
+        + "_APPEND. lakesink never overwrites it. Move that table away (or delete it if it is a MERGE table whose rows"
+        + " you no longer need), or use current_state.object: view, then restart the worker. The changelog keeps"
+        + " flowing meanwhile.", null, null);
+  }
+
+  /** Another engine committed data to the kept table: its rows may no longer be the view's. */
+  public static TableFailureException currentStateTableWrittenElsewhere(String table, long version, String engine) {
+    return new TableFailureException("The current-state table " + table + " was written by another engine ("
+        + (engine == null ? "no engineInfo" : engine) + ", version " + version + "): lakesink keeps it equal to the"
+        + " view over " + table + "_APPEND and no longer knows that it is. It stops updating it; the changelog keeps"
+        + " flowing. Write to the changelog's source instead; to rebuild the table from the changelog, delete it (its"
+        + " directory) and restart the worker.", null, null);
+  }
+
   // Outages: an outside service that does not answer. Shown in /status as a table's reason (the
   // table is degraded, not quarantined: nothing is wrong with its data) and as the worker's
   // outage. Each one names the service and what waits on it; none quotes a record or a secret.

@@ -11,7 +11,7 @@ import java.util.Map;
  * merged table itself keeps no trace of a deleted row. Held in memory for the most recent
  * {@value #CAPACITY} deleted keys, until the worker restarts (docs/merge.md).
  */
-final class DeletedKeys {
+final class DeletedKeys implements DeleteHistory {
   static final int CAPACITY = 100_000;
 
   private final Map<RowKey, ChangeOrder> deleted;
@@ -35,8 +35,21 @@ final class DeletedKeys {
   }
 
   void deleted(RowKey key, ChangeOrder at) {
-    deleted.remove(key); // re-inserted last: the most recent deletes are the ones kept
-    deleted.put(key, at);
+    ChangeOrder before = deleted.remove(key); // re-inserted last: the most recent deletes are the ones kept
+    // An older delete of an absent key, read late, does not lower where the key's latest delete ranks.
+    deleted.put(key, before != null && before.isAfter(at) ? before : at);
+  }
+
+  @Override
+  public Map<RowKey, ChangeOrder> deletedAt(java.util.Collection<RowKey> keys) {
+    Map<RowKey, ChangeOrder> out = new java.util.HashMap<>();
+    for (RowKey k : keys) {
+      ChangeOrder at = deleted.get(k);
+      if (at != null) {
+        out.put(k, at);
+      }
+    }
+    return out;
   }
 
   /** The key holds a row again: its delete no longer matters. */

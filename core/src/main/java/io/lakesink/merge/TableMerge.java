@@ -33,7 +33,7 @@ import java.util.Set;
  * well). A change applies when it ranks at or above the stored row
  * ({@link ChangeOrder}): a row written by a later change stays, whatever order the changes arrive
  * in. A change of a key the table does not hold is inserted, unless a later delete of that key
- * was applied before ({@link DeletedKeys}); the inserts go to a file of their own, sorted too.
+ * is known ({@link DeleteHistory}); the inserts go to a file of their own, sorted too.
  *
  * <p>A batch with a truncate ({@code cut}) reads every file: each stored row ranked below the
  * truncate goes, with the file when none of its rows stays ({@link PendingWrite#removeWhole}); the
@@ -86,7 +86,7 @@ final class TableMerge {
    */
   static TableMerge merge(
       PositionedRowReader reader, PendingWrite out, List<TableFile> files, RowLayout layout, MergeBatch batch,
-      DeletedKeys deleted, boolean vectors, ChangeOrder cut, KeyFilters filters) {
+      DeleteHistory deleted, boolean vectors, ChangeOrder cut, KeyFilters filters) {
     TableMerge m = new TableMerge();
     Comparator<Object[]> order = order(batch);
     Ranks ranks = new Ranks(layout, cut);
@@ -172,11 +172,21 @@ final class TableMerge {
     return batch.keyColumns().isEmpty() ? (a, b) -> 0 : new KeyOrder(batch.keyColumns().get(0));
   }
 
-  /** Adds the changes of keys the table does not hold (any more), then sorts the rows to write by key. */
-  private void insertMissing(MergeBatch batch, Set<RowKey> found, DeletedKeys deleted, Comparator<Object[]> order) {
+  /**
+   * Adds the changes of keys the table does not hold (any more), then sorts the rows to write by
+   * key. Only those that would insert a row are looked up in the delete history, all at once.
+   */
+  private void insertMissing(MergeBatch batch, Set<RowKey> found, DeleteHistory deleted, Comparator<Object[]> order) {
+    List<RowKey> inserts = new ArrayList<>();
     batch.latest.forEach((key, change) -> {
-      ChangeOrder deletedAt = deleted.deletedAt(key);
-      if (!found.contains(key) && (deletedAt == null || !deletedAt.isAfter(change.order()))) {
+      if (!found.contains(key) && !change.deletes()) {
+        inserts.add(key);
+      }
+    });
+    Map<RowKey, ChangeOrder> deletedAt = inserts.isEmpty() ? Map.of() : deleted.deletedAt(inserts);
+    batch.latest.forEach((key, change) -> {
+      ChangeOrder at = deletedAt.get(key);
+      if (!found.contains(key) && (at == null || !at.isAfter(change.order()))) {
         applied(List.of(key), change, rows, deletes, written); // a key the table does not hold (any more)
       }
     });

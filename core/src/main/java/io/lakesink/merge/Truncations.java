@@ -15,6 +15,13 @@ import java.util.List;
 final class Truncations {
   private ChangeOrder applied;
 
+  Truncations() {}
+
+  /** @param applied the latest truncate the table already applied (a derived table records it), or null */
+  Truncations(ChangeOrder applied) {
+    this.applied = applied;
+  }
+
   /** A batch split at its truncates. */
   record Cut(ChangeOrder at, List<ChangeEvent> changes) {
     /** Whether the batch holds a truncate the table has not applied yet. */

@@ -12,7 +12,8 @@ import java.util.List;
  *     {@code <table>_APPEND}
  * @param key the configured primary key; empty falls back to the record key, as MERGE does
  * @param includeMetadataColumns whether {@code __op} and {@code __ts_ms} stay visible
- * @param kind view or materialized view ({@code catalog.current_state})
+ * @param kind view, materialized view, or a table lakesink keeps (no object to build then, only
+ *     the history view)
  * @param options the subscription's {@code current_state:} settings
  */
 public record CurrentStateSpec(
@@ -41,6 +42,21 @@ public record CurrentStateSpec(
     viewName.add(table);
     return new CurrentStateDefinition(changelogName, viewName, effectiveKey(recordKey), includeMetadataColumns, kind,
         options.refreshLag(), columns);
+  }
+
+  /**
+   * The history view {@code <table>_HISTORY} beside the current-state object (in the same
+   * schema); empty while no key is known (no primary key, no record key seen yet).
+   */
+  public java.util.Optional<HistoryDefinition> history(List<String> namespace, List<String> columns, List<String> recordKey) {
+    List<String> key = effectiveKey(recordKey);
+    if (key.isEmpty()) {
+      return java.util.Optional.empty();
+    }
+    CurrentStateDefinition current = definition(namespace, columns, recordKey);
+    List<String> viewName = new ArrayList<>(current.view());
+    viewName.set(viewName.size() - 1, HistoryView.name(table));
+    return java.util.Optional.of(new HistoryDefinition(current.changelog(), viewName, key, includeMetadataColumns, columns));
   }
 
   /** The configured key, else the record key's fields (MERGE's rule, so both modes agree). */

@@ -75,8 +75,8 @@ record ConfigFile(
       CurrentStateSection currentState,
       String catalog) {}
 
-  /** A subscription's {@code current_state: {build, schema, refresh_lag}}. */
-  record CurrentStateSection(Boolean build, String schema, String refreshLag) {}
+  /** A subscription's {@code current_state: {build, schema, refresh_lag, object, history}}. */
+  record CurrentStateSection(Boolean build, String schema, String refreshLag, String object, Boolean history) {}
 
   /** One column of a mapping: {@code {source, name, cast, primary_key}}, or just the source name. */
   record ColumnSection(String source, String name, String cast, Boolean primaryKey) {

@@ -30,6 +30,7 @@ import io.lakesink.event.ColumnType;
 import io.lakesink.kafka.avro.SchemaRegistrySettings;
 import io.lakesink.mapping.ColumnRule;
 import io.lakesink.merge.MergeSettings;
+import io.lakesink.view.CurrentStateKind;
 import io.lakesink.view.CurrentStateOptions;
 import io.lakesink.view.RefreshSchedule;
 import java.time.Duration;
@@ -257,10 +258,14 @@ final class ConfigValidator {
     });
     return switch (type) {
       case "none" -> {
-        all.keySet().stream().filter(k -> !k.equals("type")).findFirst().ifPresent(k -> {
-          throw invalid("catalog." + k, "only applies to catalog type unity", "remove it, or set catalog.type: unity");
-        });
-        yield WorkerConfig.CatalogSettings.NONE;
+        // A kept table needs no catalog: current_state: table is the one key a catalog-less worker takes.
+        boolean keptTables = "table".equals(all.get("current_state"));
+        all.keySet().stream().filter(k -> !k.equals("type") && !(keptTables && k.equals("current_state"))).findFirst()
+            .ifPresent(k -> {
+              throw invalid("catalog." + k, "only applies to catalog type unity", "remove it, or set catalog.type: unity");
+            });
+        yield keptTables ? new WorkerConfig.CatalogSettings("none", Map.of("current_state", "table"), List.of())
+            : WorkerConfig.CatalogSettings.NONE;
       }
       // The catalog-unity module checks the values (and names the keys in its errors).
       case "unity" -> new WorkerConfig.CatalogSettings(
@@ -492,9 +497,20 @@ final class ConfigValidator {
           throw invalid(at + ".schema", "is '" + schema + "'", "name a schema of the catalog: no periods, slashes, backquotes or spaces");
         }
       }
+      CurrentStateKind object = null;
+      if (c.object() != null) {
+        object = CurrentStateKind.ofWord(c.object());
+        if (object == null) {
+          throw invalid(at + ".object", "is '" + c.object() + "'", "use view, materialized_view or table");
+        }
+        if (object == CurrentStateKind.MATERIALIZED_VIEW && !unity) {
+          throw invalid(at + ".object", "is materialized_view, which only Databricks builds",
+              "use table (a Delta table lakesink keeps, no warehouse needed) or view, or register the tables in Unity Catalog");
+        }
+      }
       Duration lag = CurrentStateOptions.DEFAULT_REFRESH_LAG;
       if (c.refreshLag() != null) {
-        if (!materialized) {
+        if (object != null ? object != CurrentStateKind.MATERIALIZED_VIEW : !materialized) {
           throw invalid(at + ".refresh_lag", "only applies to materialized views",
               "remove it, or set catalog.current_state: materialized_view");
         }
@@ -504,7 +520,8 @@ final class ConfigValidator {
               "use whole minutes under an hour (1m to 59m) or whole hours (1h, 2h, …)");
         }
       }
-      options.put(TableNames.sanitize(list.get(i).table()), new CurrentStateOptions(c.build() == null || c.build(), schema, lag));
+      options.put(TableNames.sanitize(list.get(i).table()), new CurrentStateOptions(c.build() == null || c.build(), schema, lag, object,
+          Boolean.TRUE.equals(c.history())));
     }
     return options;
   }

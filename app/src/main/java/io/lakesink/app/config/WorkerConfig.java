@@ -91,7 +91,14 @@ public record WorkerConfig(
 
     /** What {@code catalog.current_state} says current-state objects are built as. */
     public CurrentStateKind currentStateKind() {
-      return "materialized_view".equals(settings.get("current_state")) ? CurrentStateKind.MATERIALIZED_VIEW : CurrentStateKind.VIEW;
+      CurrentStateKind kind = CurrentStateKind.ofWord(settings.get("current_state"));
+      return kind == null ? CurrentStateKind.VIEW : kind;
+    }
+
+    /** What a subscription's current state is built as: its {@code current_state.object}, else the catalog's default. */
+    public CurrentStateKind currentStateKind(String sanitizedTable) {
+      CurrentStateKind own = currentState(sanitizedTable).object();
+      return own != null ? own : currentStateKind();
     }
 
     public CurrentStateOptions currentState(String sanitizedTable) {

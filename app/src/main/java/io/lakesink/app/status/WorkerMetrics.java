@@ -15,6 +15,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Supplier;
 
 /**
@@ -37,6 +38,9 @@ public final class WorkerMetrics implements DeliveryMetrics {
   private final MultiGauge outages;
   private final MultiGauge outageSeconds;
   private final MultiGauge waiting;
+  private final MultiGauge keptLagVersions;
+  private final MultiGauge keptLagSeconds;
+  private final MultiGauge keptStopped;
   /** Every service an outage can name: each gets a row, 0 while it answers, so alerts need no absent(). */
   static final List<String> SERVICES = List.of("kafka", "schema_registry", "storage");
 
@@ -64,6 +68,14 @@ public final class WorkerMetrics implements DeliveryMetrics {
         .description("How long the service's current outage has lasted, 0 while it answers").register(registry);
     this.waiting = MultiGauge.builder("lakesink.table.waiting")
         .description("1 for each table and the service it waits on because that service does not answer").register(registry);
+    this.keptLagVersions = MultiGauge.builder("lakesink.current.state.table.lag.versions")
+        .description("Changelog versions the kept current-state table does not reflect yet (current_state.object: table)")
+        .register(registry);
+    this.keptLagSeconds = MultiGauge.builder("lakesink.current.state.table.lag.seconds")
+        .description("How long the kept current-state table has been behind its changelog, 0 while it is not").register(registry);
+    this.keptStopped = MultiGauge.builder("lakesink.current.state.table.stopped")
+        .description("1 while the kept current-state table is stopped (refused; see /status), its changelog still flowing")
+        .register(registry);
     Gauge.builder("lakesink.tables.quarantined", this, m -> m.count("quarantined"))
         .description("Tables quarantined").register(registry);
   }
@@ -107,6 +119,9 @@ public final class WorkerMetrics implements DeliveryMetrics {
     List<MultiGauge.Row<?>> fileRows = new ArrayList<>();
     List<MultiGauge.Row<?>> giveUpRows = new ArrayList<>();
     List<MultiGauge.Row<?>> waitingRows = new ArrayList<>();
+    List<MultiGauge.Row<?>> keptLagVersionRows = new ArrayList<>();
+    List<MultiGauge.Row<?>> keptLagSecondRows = new ArrayList<>();
+    List<MultiGauge.Row<?>> keptStoppedRows = new ArrayList<>();
     for (WorkerStatus.Subscription sub : s.subscriptions()) {
       String table = sub.table().table();
       sub.lag().forEach((p, l) -> {
@@ -129,7 +144,17 @@ public final class WorkerMetrics implements DeliveryMetrics {
         lastCommitRows.add(MultiGauge.Row.of(Tags.of("table", table), sub.table().lastCommitAt().toEpochMilli() / 1000.0));
       }
       bufferedRows.add(MultiGauge.Row.of(Tags.of("table", table), sub.table().bufferedEvents()));
+      Map<String, Object> kept = sub.table().currentStateTable();
+      if (kept != null) {
+        Tags tags = Tags.of("table", table, "current_state_table", String.valueOf(kept.get("table")));
+        keptLagVersionRows.add(MultiGauge.Row.of(tags, ((Number) kept.get("lag_versions")).doubleValue()));
+        keptLagSecondRows.add(MultiGauge.Row.of(tags, ((Number) kept.get("lag_seconds")).doubleValue()));
+        keptStoppedRows.add(MultiGauge.Row.of(tags, "stopped".equals(kept.get("state")) ? 1 : 0));
+      }
     }
+    keptLagVersions.register(keptLagVersionRows, true);
+    keptLagSeconds.register(keptLagSecondRows, true);
+    keptStopped.register(keptStoppedRows, true);
     lastCommit.register(lastCommitRows, true);
     buffered.register(bufferedRows, true);
     lag.register(lagRows, true);

@@ -52,7 +52,7 @@ class CurrentStateConfigTest {
   @Test
   void wrongValuesAreRefusedWithTheirPath() {
     assertMessage(ConfigLoaderTest.MINIMAL + UNITY + ", current_state: materialised_view}\n",
-        "'catalog.current_state' is 'materialised_view': use view or materialized_view");
+        "'catalog.current_state' is 'materialised_view': use view, materialized_view or table");
     assertMessage(ConfigLoaderTest.MINIMAL + UNITY + ", warehouse_id: \"../../x\"}\n", "'catalog.warehouse_id' is '../../x'");
     assertMessage(sub("current_state: {refresh_lag: 90m}") + UNITY + ", current_state: materialized_view}\n",
         "'subscriptions[0].current_state.refresh_lag' is '90m', which no Databricks refresh schedule keeps: use whole minutes"
@@ -68,6 +68,44 @@ class CurrentStateConfigTest {
     assertMessage(sub("current_state: {build: maybe}"), "'subscriptions[0].current_state.build' is 'maybe': use true or false");
     assertMessage(ConfigLoaderTest.MINIMAL + "catalog: {warehouse_id: abc}\n",
         "'catalog.warehouse_id' only applies to catalog type unity");
+  }
+
+  @Test
+  void aTableIsAskedForPerSubscriptionOrForAll() {
+    WorkerConfig c = loader.parse(sub("current_state: {object: table}"), "test");
+    assertEquals(CurrentStateKind.TABLE, c.catalog().currentStateKind("orders"));
+    assertEquals(CurrentStateKind.VIEW, c.catalog().currentStateKind("other"), "the default stays a view");
+    c = loader.parse(ConfigLoaderTest.MINIMAL + UNITY + ", current_state: table}\n", "test");
+    assertEquals(CurrentStateKind.TABLE, c.catalog().currentStateKind("orders"));
+    assertEquals(CurrentStateKind.TABLE, UnitySettings.fromConfig(c.catalog().settings()).currentState());
+    c = loader.parse(ConfigLoaderTest.MINIMAL + "catalog: {current_state: table}\n", "test");
+    assertEquals(CurrentStateKind.TABLE, c.catalog().currentStateKind("orders"), "no catalog needed for a kept table");
+    assertEquals("none", c.catalog().type());
+    assertMessage(ConfigLoaderTest.MINIMAL + "catalog: {current_state: materialized_view}\n",
+        "'catalog.current_state' only applies to catalog type unity");
+    c = loader.parse(sub("current_state: {object: view}") + UNITY + ", current_state: table}\n", "test");
+    assertEquals(CurrentStateKind.VIEW, c.catalog().currentStateKind("orders"), "a subscription's own object wins");
+    c = loader.parse(sub("current_state: {object: materialized_view, refresh_lag: 30m}") + UNITY + "}\n", "test");
+    assertEquals(CurrentStateKind.MATERIALIZED_VIEW, c.catalog().currentStateKind("orders"));
+    assertEquals(Duration.ofMinutes(30), c.catalog().currentState("orders").refreshLag());
+  }
+
+  @Test
+  void theHistoryViewIsBuiltOnlyWhenAskedFor() {
+    assertFalse(loader.parse(sub("current_state: {object: table}"), "test").catalog().currentState("orders").history());
+    assertTrue(loader.parse(sub("current_state: {object: table, history: true}"), "test").catalog().currentState("orders")
+        .history());
+    assertMessage(sub("current_state: {history: sometimes}"), "'subscriptions[0].current_state.history' is 'sometimes'");
+  }
+
+  @Test
+  void wrongObjectsAreRefusedWithTheirPath() {
+    assertMessage(sub("current_state: {object: tabel}"),
+        "'subscriptions[0].current_state.object' is 'tabel': use view, materialized_view or table");
+    assertMessage(sub("current_state: {object: materialized_view}"),
+        "'subscriptions[0].current_state.object' is materialized_view, which only Databricks builds");
+    assertMessage(sub("current_state: {object: table, refresh_lag: 30m}") + UNITY + ", current_state: materialized_view}\n",
+        "'subscriptions[0].current_state.refresh_lag' only applies to materialized views");
   }
 
   @Test

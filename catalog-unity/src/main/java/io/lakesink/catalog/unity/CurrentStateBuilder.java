@@ -9,6 +9,7 @@ import io.lakesink.view.CurrentStateDefinition;
 import io.lakesink.view.CurrentStateKind;
 import io.lakesink.view.CurrentStateSpec;
 import io.lakesink.view.CurrentStateView;
+import io.lakesink.view.HistoryDefinition;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,7 +38,53 @@ final class CurrentStateBuilder {
     this.warehouse = warehouse;
   }
 
+  /**
+   * Builds the current-state object (none for a kept table: it is registered as a table) and, with
+   * {@code current_state.history}, the history view {@code <table>_HISTORY} beside it once a key is known.
+   */
   CurrentStateResult build(CatalogTable changelog, CurrentStateSpec spec) {
+    CurrentStateResult current = spec.kind() == CurrentStateKind.TABLE ? CurrentStateResult.UP_TO_DATE : buildCurrent(changelog, spec);
+    if (current instanceof CurrentStateResult.Failed || !spec.options().history()) {
+      return current;
+    }
+    return spec.history(List.of(settings.catalog(), settings.schema()), changelog.columnNames(), changelog.recordKey())
+        .map(this::buildHistory).orElse(current);
+  }
+
+  /** Creates the history view when missing, replaces ours when its fingerprint changed, leaves anything else alone. */
+  private CurrentStateResult buildHistory(HistoryDefinition wanted) {
+    String fullName = String.join(".", wanted.view());
+    try {
+      ApiResponse existing = api.get("/tables/" + UnityApi.segment(fullName));
+      String why;
+      if (existing.ok()) {
+        String comment = Json.text(existing.body(), "comment");
+        if (!HistoryDefinition.ours(comment)) {
+          return new CurrentStateResult.Failed(
+              UnityErrors.notOurs(fullName, Json.text(existing.body(), "table_type"), HistoryDefinition.MARKER), false);
+        }
+        if (comment.equals(wanted.comment())) {
+          return CurrentStateResult.UP_TO_DATE;
+        }
+        why = "the changelog's columns, the key or the settings changed";
+      } else if (existing.status() == 404) {
+        why = "it does not exist";
+      } else {
+        return failed(fullName, existing.error().summary(), false);
+      }
+      StatementExecution.Outcome created = statements.execute(wanted.statement());
+      if (created instanceof StatementExecution.Outcome.Failed f) {
+        return failed(fullName, f.error(), f.warehouseRefused());
+      }
+      LOG.info("Built history view {} over {} on SQL warehouse {} ({}; key {})", fullName, wanted.changelogName(),
+          settings.warehouseId(), why, wanted.key());
+      return CurrentStateResult.UP_TO_DATE;
+    } catch (LakesinkException e) {
+      return failed(fullName, e.getMessage(), false);
+    }
+  }
+
+  private CurrentStateResult buildCurrent(CatalogTable changelog, CurrentStateSpec spec) {
     CurrentStateDefinition wanted =
         spec.definition(List.of(settings.catalog(), settings.schema()), changelog.columnNames(), changelog.recordKey());
     String fullName = String.join(".", wanted.view());

@@ -1,5 +1,7 @@
 package io.lakesink.catalog.unity;
 
+import io.lakesink.view.CurrentStateKind;
+import io.lakesink.view.CurrentStateDefinition;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lakesink.catalog.CatalogTable;
 import io.lakesink.catalog.CurrentStateResult;
@@ -152,6 +154,42 @@ public final class UnityCatalog implements TableCatalog {
 
   @Override
   public void register(CatalogTable table) {
+    registrar.register(table);
+  }
+
+  /**
+   * The kept current-state table takes the name from lakesink's own view or materialized view of
+   * the subscription (its comment carries {@link CurrentStateDefinition#MARKER}): dropped on the
+   * warehouse when there is one, else its entry deleted (a view has no files). Anything else under
+   * the name stays and is refused by the registration, naming it.
+   */
+  @Override
+  public void registerKeptTable(CatalogTable table) {
+    String fullName = settings.catalog() + "." + settings.schema() + "." + table.name();
+    ApiResponse existing = api.get("/tables/" + UnityApi.segment(fullName));
+    if (existing.ok()) {
+      String type = Json.text(existing.body(), "table_type");
+      boolean view = "VIEW".equals(type) || "MATERIALIZED_VIEW".equals(type);
+      if (view && CurrentStateDefinition.ours(Json.text(existing.body(), "comment"))) {
+        CurrentStateKind kind = "VIEW".equals(type) ? CurrentStateKind.VIEW : CurrentStateKind.MATERIALIZED_VIEW;
+        if (settings.hasWarehouse()) {
+          StatementExecution.Outcome dropped =
+              statements.execute(CurrentStateDefinition.drop(kind, List.of(settings.catalog(), settings.schema(), table.name())));
+          if (dropped instanceof StatementExecution.Outcome.Failed f) {
+            throw new io.lakesink.error.RetryableException("Dropping lakesink's " + kind.word() + " " + fullName
+                + " so that the current-state table takes its name failed: " + f.error(), null);
+          }
+        } else {
+          ApiResponse deleted = api.delete("/tables/" + UnityApi.segment(fullName));
+          if (!deleted.ok() && deleted.status() != 404) {
+            throw new io.lakesink.error.RetryableException("Deleting lakesink's " + kind.word() + " " + fullName
+                + " so that the current-state table takes its name failed: " + deleted.error().summary(), null);
+          }
+        }
+        LOG.info("Dropped lakesink's current-state {} {}: the current-state table lakesink keeps takes the name",
+            kind.word(), fullName);
+      }
+    }
     registrar.register(table);
   }
 

@@ -245,7 +245,7 @@ public record UnitySettings(
         return kind;
       }
     }
-    throw UnityErrors.invalidSetting("current_state", "is '" + word + "'", "use view or materialized_view");
+    throw UnityErrors.invalidSetting("current_state", "is '" + word + "'", "use view, materialized_view or table");
   }
 
   private static boolean flag(Object value) {

@@ -1,0 +1,348 @@
+package io.lakesink.currentstate;
+
+import io.lakesink.config.TableNames;
+import io.lakesink.delta.CommitConflictException;
+import io.lakesink.delta.CommitFencedException;
+import io.lakesink.delta.CommitOffsets;
+import io.lakesink.delta.DeltaTable;
+import io.lakesink.delta.LoggedCommits;
+import io.lakesink.delta.TableFile;
+import io.lakesink.error.Errors;
+import io.lakesink.error.TableFailureException;
+import io.lakesink.event.ChangeEvent;
+import io.lakesink.merge.ChangeApplication;
+import io.lakesink.view.ChangeOrder;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The current-state table lakesink keeps from a changelog ({@code current_state.object: table}):
+ * {@code <table>}, a plain Delta table equal, row for row, to what the current-state view over
+ * {@code <table>_APPEND} returns, updated from the changelog's new commits with the MERGE engine
+ * ({@link ChangeApplication}), never by reading the whole history again.
+ *
+ * <p>Exactly once, the way offsets are: each commit to the table carries, as the Delta
+ * transaction identifier {@value #APP_ID}, the changelog version it reflects. {@link #follow}
+ * reads that version from the table's log, applies the files the changelog's later commits added
+ * as new data (the changelog is append-only, so those hold its new rows; read from their commit
+ * files, not from the history), and commits them with the new version, fenced on the old one. A crash between the changelog's commit and the table's, a restart, a rebalance (two
+ * workers following one changelog: one commit wins, the other is fenced and reads again), a
+ * backfill into the changelog and a hand-off all end the same way: the next follow applies
+ * what the table does not reflect yet. Re-applying a change the table reflects changes nothing,
+ * so files compacted by an optimize of the changelog, read again, are harmless.
+ *
+ * <p>The view picks each key's highest-ranked change over the whole history; the table keeps
+ * no trace of a deleted key, so an older change of it read later must not bring it back. The
+ * engine asks the changelog itself where the key's latest delete ranks (only for changes that
+ * would insert a key, in the files whose statistics may hold it), and the table records the
+ * latest truncate it applied beside the version ({@code …/truncate/*}).
+ *
+ * <p>Called on one thread at a time: after each changelog commit on the thread that made it, and
+ * from the worker's loop (at start, to catch up after a crash, and after a failure).
+ */
+public final class CurrentStateTable {
+  private static final Logger log = LoggerFactory.getLogger(CurrentStateTable.class);
+  /** The transaction identifier whose version is the changelog version the table reflects. */
+  public static final String APP_ID = "lakesink-current-state";
+  static final String TRUNCATE_TS = APP_ID + "/truncate/ts_ms";
+  static final String TRUNCATE_PARTITION = APP_ID + "/truncate/partition";
+  static final String TRUNCATE_OFFSET = APP_ID + "/truncate/offset";
+  /** Stands for a null part of a truncate's rank in its transaction identifier. */
+  private static final long NULL = Long.MIN_VALUE;
+  /** The table property that marks a table lakesink keeps, naming the changelog it is kept from. */
+  public static final String SOURCE_PROPERTY = "lakesink.currentState.source";
+  /** Changelog rows applied per commit at most: a long catch-up commits in steps of this size. */
+  static final int MAX_ROWS_PER_COMMIT = 200_000;
+  /** Commits of the table looked at, at start, for another engine's writes. */
+  static final int LOG_LOOKBACK = 50;
+  private static final int ATTEMPTS = 5;
+
+  /** Where tests inject crashes. */
+  public enum Step {
+    /** The table's files written, its commit not made. */
+    BEFORE_COMMIT
+  }
+
+  @FunctionalInterface
+  public interface Hook {
+    Hook NONE = (table, step) -> {};
+
+    void at(String table, Step step);
+  }
+
+  private final String name;
+  private final DeltaTable changelog;
+  private final DeltaTable target;
+  private final ChangeApplication application;
+  private final Hook hook;
+  private final Clock clock;
+  /** The last version of the table this object committed, -1 before one (then the log is looked at). */
+  private long lastWritten = -1;
+  private volatile long changelogVersion = -1;
+  private volatile long reflected = -1;
+  /** Since when the table has been behind the changelog; null while it is not. */
+  private volatile Instant behindSince;
+  private volatile TableFailureException refused;
+  private volatile String problem;
+  /** What the commit {@link #lastWritten} records: the changelog version and the latest truncate. */
+  private long writtenReflects = -1;
+  private ChangeOrder writtenTruncate;
+  /** Commits this object made to the table: its maintenance counts them. */
+  private volatile long commits;
+  /** Rows per commit of a catch-up; smaller in tests. */
+  int maxRowsPerCommit = MAX_ROWS_PER_COMMIT;
+
+  /**
+   * @param name the subscription's table name ({@code <table>})
+   * @param key the columns the view ranks changes per (required)
+   */
+  public CurrentStateTable(String name, DeltaTable changelog, DeltaTable target, List<String> key, Hook hook, Clock clock) {
+    this.name = name;
+    this.changelog = changelog;
+    this.target = target;
+    this.hook = hook;
+    this.clock = clock;
+    Map<String, String> properties = new HashMap<>();
+    properties.put("delta.checkpointInterval", "10");
+    // Deletion vectors: an update deletes the row it replaces by position instead of rewriting its file.
+    properties.put(DeltaTable.ENABLE_DELETION_VECTORS, "true");
+    properties.put(SOURCE_PROPERTY, TableNames.changelog(name));
+    this.application = new ChangeApplication(name, target, key, properties);
+  }
+
+  /** The table kept, as the worker names it. */
+  public String name() {
+    return name;
+  }
+
+  public DeltaTable table() {
+    return target;
+  }
+
+  /**
+   * Brings the table up to the changelog's latest version. A refusal (the table held by another
+   * object, or written by another engine) stops this table for good, until an operator acts;
+   * any other failure is recorded and the next call tries again.
+   *
+   * @return whether the table now reflects the changelog's latest version
+   */
+  public synchronized boolean follow() {
+    if (refused != null) {
+      return false;
+    }
+    try {
+      for (int attempt = 1; ; attempt++) {
+        try {
+          followOnce();
+          problem = null;
+          return reflected >= changelogVersion;
+        } catch (CommitConflictException | CommitFencedException raced) {
+          // Another worker following the same changelog committed first: read its version and go on.
+          if (attempt >= ATTEMPTS) {
+            throw raced;
+          }
+          log.debug("Current-state table {}: another commit came first ({}); reading again", name, raced.getMessage());
+        }
+      }
+    } catch (TableFailureException e) {
+      refused = e;
+      log.error("Current-state table {} stopped (the changelog keeps flowing): {}", name, e.getMessage());
+      return false;
+    } catch (RuntimeException e) {
+      problem = e.toString();
+      log.warn("Current-state table {} could not be brought up to version {} of its changelog yet (tried again after the"
+          + " next changelog commit): {}", name, changelogVersion, e.toString());
+      return false;
+    }
+  }
+
+  private void followOnce() {
+    changelog.refresh();
+    long latest = changelog.version();
+    changelogVersion = latest;
+    if (latest < 0) {
+      return;
+    }
+    target.refresh();
+    checkOwned();
+    ChangeOrder truncatedAt;
+    if (lastWritten >= 0 && target.version() == lastWritten) {
+      // The table's latest commit is ours: what it reflects is what we committed (no log lookups).
+      reflected = writtenReflects;
+      truncatedAt = writtenTruncate;
+    } else {
+      Map<String, Long> stored = target.transactionVersions(List.of(APP_ID, TRUNCATE_TS, TRUNCATE_PARTITION, TRUNCATE_OFFSET));
+      reflected = stored.getOrDefault(APP_ID, -1L);
+      truncatedAt = truncate(stored);
+    }
+    if (reflected >= latest) {
+      behindSince = null;
+      return;
+    }
+    if (behindSince == null) {
+      behindSince = clock.instant();
+    }
+    List<TableFile> files = changelog.files();
+    List<TableFile> added = added(files, reflected, latest);
+    List<ChangeEvent> chunk = new ArrayList<>();
+    int i = 0;
+    do {
+      chunk.clear();
+      while (i < added.size() && chunk.size() < maxRowsPerCommit) {
+        chunk.addAll(ChangelogChanges.of(name, changelog.columns().orElseThrow(), changelog.read(added.get(i++))));
+      }
+      boolean last = i >= added.size();
+      long from = reflected;
+      long next = last ? latest : reflected; // a step of a long catch-up reflects no new version yet
+      ChangeApplication.Applied applied = application.apply(changelog, files, chunk, truncatedAt,
+          floor -> offsets(from, next, floor), () -> hook.at(name, Step.BEFORE_COMMIT));
+      lastWritten = applied.version();
+      commits++;
+      truncatedAt = applied.truncatedAt();
+      reflected = next;
+      writtenReflects = next;
+      writtenTruncate = truncatedAt;
+    } while (i < added.size());
+    behindSince = null;
+    log.debug("Current-state table {} reflects version {} of its changelog ({} files applied)", name, latest, added.size());
+  }
+
+  /**
+   * The changelog's files holding the rows its commits after the reflected version added (all of
+   * them for a new table): the files those commits added as new data, read from their commit
+   * files. When one of those is gone already (an optimize of the changelog packed it into a new
+   * file), the files the optimize wrote are applied as well: they hold its rows, and the older rows
+   * they also hold change nothing when applied again. Without the commit files (cleaned up, after
+   * a long stop) every file is applied again, which changes nothing the table reflects already.
+   */
+  private List<TableFile> added(List<TableFile> files, long reflectedVersion, long latest) {
+    if (reflectedVersion < 0) {
+      return files;
+    }
+    List<LoggedCommits.LoggedCommit> commits = LoggedCommits.since(changelog, reflectedVersion);
+    if (commits.size() < latest - reflectedVersion) {
+      log.warn("Commits after version {} of {} are no longer in its log: the current-state table {} applies the whole"
+          + " changelog again", reflectedVersion, changelog.location(), name);
+      return files;
+    }
+    Set<String> data = new java.util.HashSet<>();
+    Set<String> moved = new java.util.HashSet<>();
+    commits.forEach(c -> {
+      data.addAll(c.addedData());
+      moved.addAll(c.addedOther());
+    });
+    Set<String> present = new java.util.HashSet<>(files.stream().map(TableFile::path).toList());
+    boolean packed = !present.containsAll(data);
+    return files.stream().filter(f -> data.contains(f.path()) || packed && moved.contains(f.path())).toList();
+  }
+
+  /**
+   * Refuses a table lakesink does not keep from this changelog, and one another engine wrote
+   * data to since lakesink's last commit: every commit lakesink makes that changes the table's
+   * data carries {@value #APP_ID}.
+   */
+  private void checkOwned() {
+    if (!target.exists()) {
+      return;
+    }
+    String source = target.properties().get(SOURCE_PROPERTY);
+    if (!TableNames.changelog(name).equals(source)) {
+      throw Errors.currentStateTableTaken(name, target.location(), source == null
+          ? "a Delta table lakesink did not create as a current-state table (a MERGE table of this subscription, or another"
+              + " tool's)"
+          : "the current-state table of " + source);
+    }
+    long after = lastWritten >= 0 ? lastWritten : Math.max(-1, target.version() - LOG_LOOKBACK);
+    List<LoggedCommits.LoggedCommit> commits = LoggedCommits.since(target, after);
+    int start = 0;
+    if (lastWritten < 0) {
+      for (int c = 0; c < commits.size(); c++) {
+        if (commits.get(c).appIds().contains(APP_ID)) {
+          start = c + 1; // ours: what matters is what came after our last commit
+        }
+      }
+    }
+    for (LoggedCommits.LoggedCommit c : commits.subList(start, commits.size())) {
+      if (c.changesData() && !c.appIds().contains(APP_ID)) {
+        throw Errors.currentStateTableWrittenElsewhere(name, c.version(), c.engineInfo());
+      }
+    }
+  }
+
+  private static ChangeOrder truncate(Map<String, Long> stored) {
+    if (!stored.containsKey(TRUNCATE_TS)) {
+      return null;
+    }
+    Long ts = stored.get(TRUNCATE_TS);
+    Long partition = stored.get(TRUNCATE_PARTITION);
+    Long offset = stored.get(TRUNCATE_OFFSET);
+    return new ChangeOrder(ts == null || ts == NULL ? null : ts,
+        partition == null || partition == NULL ? null : partition.intValue(),
+        offset == null || offset == NULL ? null : offset);
+  }
+
+  private static CommitOffsets offsets(long from, long next, ChangeOrder truncatedAt) {
+    Map<String, Long> versions = new HashMap<>();
+    versions.put(APP_ID, next);
+    if (truncatedAt != null) {
+      versions.put(TRUNCATE_TS, truncatedAt.tsMs() == null ? NULL : truncatedAt.tsMs());
+      versions.put(TRUNCATE_PARTITION, truncatedAt.partition() == null || truncatedAt.partition() == Integer.MIN_VALUE
+          ? NULL : truncatedAt.partition().longValue());
+      versions.put(TRUNCATE_OFFSET, truncatedAt.offset() == null ? NULL : truncatedAt.offset());
+    }
+    return new CommitOffsets(versions, from < 0 ? Map.of() : Map.of(APP_ID, from));
+  }
+
+  /** Where the table stands, for {@code /status} and {@code /metrics}; from any thread, without waiting for a follow. */
+  public Progress progress() {
+    String state = refused != null ? "stopped" : problem != null ? "retrying" : behindSince != null ? "behind" : "current";
+    String reason = refused != null ? refused.getMessage() : problem;
+    long lag = changelogVersion < 0 ? 0 : Math.max(0, changelogVersion - Math.max(reflected, -1));
+    Duration behind = behindSince == null ? Duration.ZERO : Duration.between(behindSince, clock.instant());
+    return new Progress(name, state, reason, changelogVersion, reflected, lag, behind);
+  }
+
+  /** How many commits this object made to the table so far. */
+  public long commits() {
+    return commits;
+  }
+
+  /** Whether the table was refused (another owner, another engine's writes): it is no longer updated. */
+  public Optional<TableFailureException> refusal() {
+    return Optional.ofNullable(refused);
+  }
+
+  /** Stops the table for a reason found elsewhere (its catalog refused the name): no longer updated. */
+  public void stop(TableFailureException reason) {
+    refused = reason;
+    log.error("Current-state table {} stopped (the changelog keeps flowing): {}", name, reason.getMessage());
+  }
+
+  /** An operator released the table: follow again (from what its log reflects). */
+  public void release() {
+    refused = null;
+    lastWritten = -1;
+    target.forgetIdentity();
+  }
+
+  /**
+   * @param state {@code current}, {@code behind} (the next follow brings it up to date),
+   *     {@code retrying} (the last follow failed) or {@code stopped} (refused; see reason)
+   * @param changelogVersion the changelog's latest version as last read
+   * @param reflectedVersion the changelog version the table reflects, -1 before its first commit
+   * @param lagVersions changelog versions the table does not reflect yet
+   * @param lag how long the table has been behind the changelog (zero when it is not)
+   */
+  public record Progress(
+      String table, String state, String reason, long changelogVersion, long reflectedVersion, long lagVersions,
+      Duration lag) {}
+}

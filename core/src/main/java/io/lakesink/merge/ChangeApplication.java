@@ -1,0 +1,159 @@
+package io.lakesink.merge;
+
+import io.lakesink.changelog.ChangelogColumns;
+import io.lakesink.delivery.RowLayout;
+import io.lakesink.delta.AppendRequest;
+import io.lakesink.delta.CommitOffsets;
+import io.lakesink.delta.DeltaTable;
+import io.lakesink.delta.TableFile;
+import io.lakesink.event.ChangeEvent;
+import io.lakesink.event.Column;
+import io.lakesink.view.ChangeOrder;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * Applies changes read back from a changelog to a table kept from it, on a configured key, with
+ * the MERGE engine ({@link MergeBatch}, {@link TableMerge}): what MERGE delivery does with a
+ * batch, with two differences that make the result the current-state view's exactly. Deletes are
+ * looked up in the changelog itself ({@link ChangelogDeletes}) instead of a bounded memory, and
+ * the latest truncate applied is given by the caller (the table records it in its log) instead of
+ * being remembered until a restart.
+ *
+ * <p>Applying a change the table already reflects changes nothing (it ranks at, not above, the
+ * stored row, which it rewrites as it was), so a batch applied twice, or files read again, give
+ * the same table.
+ */
+public final class ChangeApplication {
+  /** What a kept table stores after the source columns: what ranks a change, and the operation. */
+  public static final List<Column> METADATA = MergeDelivery.ENVELOPE;
+
+  private final String table;
+  private final DeltaTable target;
+  private final RecordKeys keys;
+  private final Map<String, String> properties;
+  private KeyFilters filters;
+  private boolean filtersTried;
+  private KeyFilters changelogFilters;
+  private String changelogFiltersAt = "";
+  /** Changelog files the last application read for deletes; target files it read. */
+  private int changelogFilesRead;
+  private int changelogFilesSkipped;
+  private int targetFilesRead;
+
+  /**
+   * @param key the columns changes are matched on (required: a kept table needs a key)
+   * @param properties what the table is created with
+   */
+  public ChangeApplication(String table, DeltaTable target, List<String> key, Map<String, String> properties) {
+    if (key.isEmpty()) {
+      throw new IllegalArgumentException("a kept table needs a key");
+    }
+    this.table = table;
+    this.target = target;
+    this.keys = new RecordKeys(table, key);
+    this.properties = Map.copyOf(properties);
+  }
+
+  /** The outcome of one application: the version committed, and the latest truncate the table now reflects. */
+  public record Applied(long version, ChangeOrder truncatedAt) {}
+
+  /**
+   * Applies the changes in one commit to {@code target}.
+   *
+   * @param changelog the changelog the changes were read from, at the version they were read up to
+   * @param changelogFiles its files at that version (where deletes are looked up)
+   * @param truncatedAt the latest truncate the table reflects already, or null
+   * @param offsets the commit's transaction identifiers, given the latest truncate it will reflect
+   * @param beforeCommit run once the files are written, just before the commit
+   * @throws io.lakesink.delta.CommitFencedException when the table already reflects later changes
+   * @throws io.lakesink.delta.CommitConflictException when another writer committed meanwhile
+   */
+  public Applied apply(
+      DeltaTable changelog, List<TableFile> changelogFiles, List<ChangeEvent> events, ChangeOrder truncatedAt,
+      Function<ChangeOrder, CommitOffsets> offsets, Runnable beforeCommit) {
+    Truncations.Cut cut = new Truncations(truncatedAt).cut(events);
+    ChangeOrder floor = cut.truncates() ? cut.at() : truncatedAt;
+    List<ChangeEvent> changes = cut.changes();
+    List<Column> existing = target.columns().orElse(List.of());
+    RowLayout layout = new RowLayout(table, existing, changes, METADATA);
+    List<Object[]> rows = new ArrayList<>(changes.size());
+    for (ChangeEvent e : changes) {
+      Object[] row = layout.row(e);
+      row[layout.slot(ChangelogColumns.OP)] = e.op() == null ? null : e.op().code();
+      row[layout.slot(ChangelogColumns.TS_MS)] = e.tsMs();
+      // A changelog row without a Kafka position (a backfill's) came with the lowest one: null again.
+      row[layout.slot(ChangelogColumns.PARTITION)] = e.position().partition() == Integer.MIN_VALUE ? null : e.position().partition();
+      row[layout.slot(ChangelogColumns.OFFSET)] = e.position().offset() == Long.MIN_VALUE ? null : e.position().offset();
+      rows.add(row);
+    }
+    Set<String> columnNames = new HashSet<>(layout.columns().stream().map(Column::name).toList());
+    Map<List<String>, KeyColumns> located = new HashMap<>();
+    List<KeyColumns> keyOfEach = new ArrayList<>(changes.size());
+    for (ChangeEvent e : changes) {
+      keyOfEach.add(located.computeIfAbsent(keys.of(e, columnNames), names -> KeyColumns.of(names, layout)));
+    }
+    MergeBatch batch = new MergeBatch(changes, rows, keyOfEach);
+    AppendRequest request = new AppendRequest(layout.columns(), List.of(), Map.of(), List.of(), offsets.apply(floor), properties);
+    DeltaTable.PendingWrite pending = target.begin(request);
+    ChangelogDeletes deletes = new ChangelogDeletes(changelog, changelogFiles, changelogFilters(changelog));
+    List<TableFile> files = target.files();
+    TableMerge merge = files.isEmpty()
+        ? TableMerge.merge(null, pending, files, layout, batch, deletes, false, cut.at(), null)
+        : TableMerge.merge(target.positionedReader(layout.columns(), TableMerge.columnsRead(batch)), pending, files, layout,
+            batch, deletes, target.deletionVectorsEnabled(), cut.at(), keyFilters());
+    pending.write(merge.rows);
+    changelogFilesRead = deletes.filesRead;
+    changelogFilesSkipped = deletes.filesSkippedByFilter;
+    targetFilesRead = merge.filesRead;
+    // Planned from what the table held: a commit that lost a race is planned again, never moved.
+    DeltaTable.PreparedAppend prepared = pending.prepare(merge.rewritten).withoutRebase();
+    beforeCommit.run();
+    return new Applied(target.commit(prepared), floor);
+  }
+
+  /** Changelog files the last application read to look up deletes. */
+  public int changelogFilesRead() {
+    return changelogFilesRead;
+  }
+
+  /** Changelog files the last application's delete lookups ruled out by their delete filter, unread. */
+  public int changelogFilesSkipped() {
+    return changelogFilesSkipped;
+  }
+
+  /** Files of the kept table the last application read. */
+  public int targetFilesRead() {
+    return targetFilesRead;
+  }
+
+  /** The changelog's delete filters, made once (kept in memory between applications); null without file access. */
+  private KeyFilters changelogFilters(DeltaTable changelog) {
+    if (changelogFilters == null || !changelogFiltersAt.equals(changelog.location())) {
+      try {
+        changelogFilters = new KeyFilters(changelog.fileIO(), changelog.location());
+        changelogFiltersAt = changelog.location();
+      } catch (IllegalStateException noFileAccess) {
+        return null;
+      }
+    }
+    return changelogFilters;
+  }
+
+  private KeyFilters keyFilters() {
+    if (!filtersTried) {
+      filtersTried = true;
+      try {
+        filters = new KeyFilters(target.fileIO(), target.location());
+      } catch (IllegalStateException noFileAccess) {
+        filters = null;
+      }
+    }
+    return filters;
+  }
+}

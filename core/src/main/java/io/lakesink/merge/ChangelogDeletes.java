@@ -1,0 +1,132 @@
+package io.lakesink.merge;
+
+import io.lakesink.changelog.ChangelogColumns;
+import io.lakesink.delta.DeltaTable;
+import io.lakesink.delta.PositionedRowReader;
+import io.lakesink.delta.TableFile;
+import io.lakesink.event.Column;
+import io.lakesink.merge.KeyColumns.RowKey;
+import io.lakesink.view.ChangeOrder;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The delete history of a changelog, read from the changelog itself: for keys a table kept from
+ * it does not hold, where each key's latest delete ranks. The changelog keeps every delete, so
+ * this forgets nothing, across restarts too, unlike {@link DeletedKeys}.
+ *
+ * <p>Only the changelog files that may hold a delete of one of the keys are read: those whose
+ * statistics say they hold a delete (or say nothing), whose key range may hold one of them, and
+ * whose delete filter (a Bloom filter of the keys of the file's deletes, built the first time the
+ * file is read and kept beside it as MERGE tables keep key filters) does not rule them all out;
+ * of those only the key, {@code __deleted} and ordering columns, streamed. Keys that grow with
+ * time (the usual insert of a new key) fall outside every older file's range and read nothing.
+ * Truncates are not looked up here: the table records the latest it applied.
+ */
+final class ChangelogDeletes implements DeleteHistory {
+  /**
+   * What a delete filter is kept under beside the key columns: a filter of the keys of a
+   * changelog file's deletes, not of all its keys (a changelog's files never get the latter: no
+   * merge reads them).
+   */
+  static final String DELETES = "__deleted";
+
+  private final DeltaTable changelog;
+  private final List<TableFile> files;
+  private final List<Column> columns;
+  private final KeyFilters filters;
+  /** Files read by lookups, and those their delete filter ruled out, for tests and the bench. */
+  int filesRead;
+  int filesSkippedByFilter;
+
+  /**
+   * @param files the changelog's files (at the version the batch was read up to)
+   * @param filters the changelog's key filters, where each file's delete filter is kept once
+   *     built; null without file access
+   */
+  ChangelogDeletes(DeltaTable changelog, List<TableFile> files, KeyFilters filters) {
+    this.changelog = changelog;
+    this.files = files;
+    this.columns = changelog.columns().orElse(List.of());
+    this.filters = filters;
+  }
+
+  @Override
+  public Map<RowKey, ChangeOrder> deletedAt(Collection<RowKey> keys) {
+    Map<RowKey, ChangeOrder> out = new HashMap<>();
+    Map<List<String>, List<RowKey>> byColumns = new LinkedHashMap<>();
+    keys.forEach(k -> byColumns.computeIfAbsent(k.columns(), c -> new ArrayList<>()).add(k));
+    byColumns.forEach((names, ofColumns) -> lookUp(names, ofColumns, out));
+    return out;
+  }
+
+  private void lookUp(List<String> names, List<RowKey> keys, Map<RowKey, ChangeOrder> out) {
+    if (names.stream().anyMatch(n -> slot(n) < 0)) {
+      return; // the changelog never had these columns: no delete of such a key
+    }
+    List<Column> keyColumns = names.stream().map(n -> columns.get(slot(n))).toList();
+    List<TableFile> holdingDeletes = files.stream().filter(f -> !Boolean.FALSE.equals(f.max().get(ChangelogColumns.DELETED))).toList();
+    List<TableFile> candidates =
+        FilePruning.candidates(holdingDeletes, Map.of(keyColumns, keys.stream().map(RowKey::values).toList()));
+    if (candidates.isEmpty()) {
+      return;
+    }
+    KeyColumns located = new KeyColumns(names, names.stream().mapToInt(this::slot).toArray(),
+        keyColumns.stream().map(Column::type).toArray(io.lakesink.event.ColumnType[]::new));
+    java.util.Set<RowKey> wanted = new java.util.HashSet<>(keys);
+    List<String> read = new ArrayList<>(names);
+    read.addAll(List.of(ChangelogColumns.DELETED, ChangelogColumns.TS_MS, ChangelogColumns.PARTITION, ChangelogColumns.OFFSET));
+    PositionedRowReader reader = changelog.positionedReader(columns, read);
+    int deleted = slot(ChangelogColumns.DELETED);
+    int ts = slot(ChangelogColumns.TS_MS);
+    int partition = slot(ChangelogColumns.PARTITION);
+    int offset = slot(ChangelogColumns.OFFSET);
+    List<String> filterColumns = new ArrayList<>(names);
+    filterColumns.add(DELETES);
+    List<List<Object>> wantedValues = keys.stream().map(RowKey::values).toList();
+    List<Map<RowKey, ChangeOrder>> found = ParallelFiles.map(candidates, TableMerge.LANES, file -> {
+      // A file's deletes never change (a changelog file is never rewritten in place): its delete
+      // filter, built the first time the file is read, answers every later lookup without it.
+      java.util.Optional<KeyFilter> filter = filters == null ? java.util.Optional.empty() : filters.find(file, filterColumns);
+      if (filter.isPresent() && wantedValues.stream().noneMatch(filter.get()::mayContain)) {
+        return null;
+      }
+      KeyFilter building = filters != null && filter.isEmpty() && file.rows() >= 0 ? KeyFilter.forKeys(file.rows()) : null;
+      Map<RowKey, ChangeOrder> here = new HashMap<>();
+      reader.forEach(file, List.of(ChangelogColumns.DELETED), probe -> Boolean.TRUE.equals(probe[deleted]), (row, position) -> {
+        RowKey key = located.keyOf(row);
+        if (key != null && building != null) {
+          building.add(key.values());
+        }
+        if (key != null && wanted.contains(key)) {
+          ChangeOrder at = new ChangeOrder(
+              row[ts] == null ? null : ((Number) row[ts]).longValue(),
+              row[partition] == null ? null : ((Number) row[partition]).intValue(),
+              row[offset] == null ? null : ((Number) row[offset]).longValue());
+          here.merge(key, at, (a, b) -> a.isAfter(b) ? a : b);
+        }
+      });
+      if (building != null) {
+        filters.save(file, filterColumns, building);
+      }
+      return here;
+    });
+    List<Map<RowKey, ChangeOrder>> looked = found.stream().filter(java.util.Objects::nonNull).toList();
+    filesRead += looked.size();
+    filesSkippedByFilter += candidates.size() - looked.size();
+    looked.forEach(m -> m.forEach((k, at) -> out.merge(k, at, (a, b) -> a.isAfter(b) ? a : b)));
+  }
+
+  private int slot(String name) {
+    for (int i = 0; i < columns.size(); i++) {
+      if (columns.get(i).name().equals(name)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+}

@@ -1,0 +1,215 @@
+package io.lakesink.currentstate;
+
+import static io.lakesink.testing.Events.event;
+import static io.lakesink.testing.Events.row;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.lakesink.changelog.ChangelogDelivery;
+import io.lakesink.config.DeliveryMode;
+import io.lakesink.config.SourceFormat;
+import io.lakesink.config.Subscription;
+import io.lakesink.delivery.DeliveryContext;
+import io.lakesink.delivery.FlushPolicy;
+import io.lakesink.delta.DeltaTable;
+import io.lakesink.delta.DeltaTableReader;
+import io.lakesink.delta.KernelEngine;
+import io.lakesink.error.SourcePosition;
+import io.lakesink.event.ChangeEvent;
+import io.lakesink.event.Operation;
+import io.lakesink.maintenance.MaintenanceSettings;
+import io.lakesink.maintenance.TableMaintenance;
+import io.lakesink.quarantine.QuarantineStore;
+import io.lakesink.storage.LocalStorage;
+import io.lakesink.view.ChangeOrder;
+import io.lakesink.view.CurrentState;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Random change streams go into a changelog (real Delta tables through {@link ChangelogDelivery})
+ * with the current-state table kept beside it. After every step the table must equal the view's
+ * result over the changelog as it stands (the view's rules applied in memory, {@link
+ * CurrentState#collapse}), row for row, and at the end an independent replay of the stream in
+ * source order. Crashes are injected between the changelog's commit and the table's (the
+ * follower dies with its files written and uncommitted, and a new one starts on fresh table
+ * handles), the follower sometimes skips a few changelog commits, then catches up in steps, and
+ * the changelog's own optimize packs its files between follows.
+ */
+public class CurrentStateTableModelTest {
+  @TempDir Path dir;
+
+  static final List<String> KEY = List.of("k1", "k2");
+  /** The view's columns the table must match. */
+  static final List<String> VIEW_COLUMNS = List.of("k1", "k2", "v", "amount", "__op", "__ts_ms");
+
+  /** Thrown by the hook: the follower's process dies there. */
+  static final class Crash extends RuntimeException {
+    Crash() {
+      super("injected crash");
+    }
+  }
+
+  /**
+   * Changes as Kafka delivers them: offsets grow per partition, source times out of order (also
+   * within a key), tied and sometimes unknown, keys that move between partitions (so an older
+   * change of a key, a delete's too, is read after a newer one), deletes, re-inserts, and now and
+   * then a truncate on one partition.
+   */
+  public static List<ChangeEvent> stream(Random random, int n) {
+    List<ChangeEvent> events = new ArrayList<>();
+    Map<List<Object>, Boolean> live = new HashMap<>();
+    Map<List<Object>, Integer> partitionOf = new HashMap<>();
+    long[] offsets = new long[3];
+    for (int i = 0; i < n; i++) {
+      Long ts = random.nextInt(20) == 0 ? null : (long) (i / 4 + random.nextInt(8));
+      if (random.nextInt(60) == 0) {
+        int p = random.nextInt(3);
+        events.add(ChangeEvent.truncate(new SourcePosition("t", p, offsets[p]++), ts, 10));
+        live.clear();
+        continue;
+      }
+      long k1 = random.nextInt(10);
+      String k2 = random.nextBoolean() ? "a" : "b";
+      List<Object> key = List.of(k1, k2);
+      int partition = partitionOf.merge(key, (int) (k1 % 3), (p, init) -> random.nextInt(6) == 0 ? random.nextInt(3) : p);
+      Operation op;
+      if (!live.getOrDefault(key, false)) {
+        op = random.nextInt(4) == 0 ? Operation.READ : Operation.CREATE;
+      } else {
+        op = random.nextInt(3) == 0 ? Operation.DELETE : Operation.UPDATE;
+      }
+      live.put(key, op != Operation.DELETE);
+      String v = random.nextInt(5) == 0 ? null : "v" + i;
+      Long amount = random.nextInt(5) == 0 ? 0L : (long) random.nextInt(1000);
+      events.add(event("t", partition, offsets[partition]++, op, ts, row("k1", k1, "k2", k2, "v", v, "amount", amount)));
+    }
+    return events;
+  }
+
+  /**
+   * An independent model: the stream replayed in source order (time, partition, offset, unknown
+   * first); a delete removes the key, a truncate every key.
+   */
+  static Map<String, String> replay(List<ChangeEvent> events) {
+    List<ChangeEvent> sourceOrder = new ArrayList<>(events);
+    sourceOrder.sort(Comparator.comparing(ChangeOrder::of));
+    Map<String, String> state = new TreeMap<>();
+    for (ChangeEvent e : sourceOrder) {
+      if (e.isTruncate()) {
+        state.clear();
+        continue;
+      }
+      String k = e.value("k1") + "/" + e.value("k2");
+      if (e.isDelete()) {
+        state.remove(k);
+      } else {
+        state.put(k, e.value("v") + "," + e.value("amount"));
+      }
+    }
+    return state;
+  }
+
+  /** Rows by key, the view's columns only; fails on two rows of one key. */
+  static Map<String, Map<String, Object>> byKey(List<Map<String, Object>> rows) {
+    Map<String, Map<String, Object>> out = new TreeMap<>();
+    for (Map<String, Object> r : rows) {
+      Map<String, Object> viewed = new LinkedHashMap<>();
+      VIEW_COLUMNS.forEach(c -> viewed.put(c, r.get(c)));
+      Object previous = out.put(r.get("k1") + "/" + r.get("k2"), viewed);
+      assertEquals(null, previous, "one row per key");
+    }
+    return out;
+  }
+
+  static Map<String, String> values(Map<String, Map<String, Object>> rows) {
+    Map<String, String> out = new TreeMap<>();
+    rows.forEach((k, r) -> out.put(k, r.get("v") + "," + r.get("amount")));
+    return out;
+  }
+
+  @ParameterizedTest
+  @ValueSource(ints = {1, 2, 3, 4, 5, 6, 7, 8})
+  void theTableEqualsTheViewAfterEveryStepThroughCrashes(int seed) {
+    Random random = new Random(seed);
+    List<ChangeEvent> events = stream(random, 160);
+    LocalStorage storage = new LocalStorage(dir, "lakesink");
+    var engine = KernelEngine.create(storage);
+    DeliveryContext context = DeliveryContext.of(FlushPolicy.DEFAULT, new QuarantineStore(storage));
+    Subscription subscription = new Subscription("t", "t", DeliveryMode.CHANGELOG, KEY, SourceFormat.JSON, true);
+    ChangelogDelivery delivery = new ChangelogDelivery(subscription, new DeltaTable(engine, storage.tableLocation("t_APPEND")),
+        context);
+    boolean[] crashNext = {false};
+    CurrentStateTable.Hook hook = (table, step) -> {
+      if (crashNext[0]) {
+        crashNext[0] = false;
+        throw new Crash();
+      }
+    };
+    CurrentStateTable follower = follower(engine, storage, hook, random);
+    int crashes = 0;
+    int steps = 0;
+    int optimized = 0;
+    int i = 0;
+    while (i < events.size()) {
+      int batch = 1 + random.nextInt(random.nextBoolean() ? 5 : 25);
+      for (int j = 0; j < batch && i < events.size(); j++, i++) {
+        delivery.accept(events.get(i));
+      }
+      delivery.flush();
+      if (random.nextInt(6) == 0) {
+        // The changelog's maintenance packs its files (dataChange false): rows the table reflects
+        // already and rows it does not may now share a file.
+        new TableMaintenance("t_APPEND", new DeltaTable(engine, storage.tableLocation("t_APPEND")), List.of(),
+            MaintenanceSettings.DEFAULT, Clock.systemUTC(), line -> {}).optimize(false);
+        optimized++;
+      }
+      if (random.nextInt(4) == 0 && i < events.size()) {
+        continue; // the follower falls behind: the next follow applies several changelog commits
+      }
+      crashNext[0] = random.nextInt(4) == 0;
+      boolean crashing = crashNext[0];
+      boolean current = follower.follow();
+      if (crashing) {
+        assertEquals("retrying", follower.progress().state(), "the crash is a failure of this follow");
+        crashes++;
+        follower = follower(engine, storage, hook, random); // the worker restarts: fresh handles, nothing in memory
+        current = follower.follow();
+      }
+      assertTrue(current, () -> "caught up: " + follower(engine, storage, hook, random).progress());
+      List<Map<String, Object>> changelog = DeltaTableReader.readAll(new DeltaTable(engine, storage.tableLocation("t_APPEND")));
+      Map<String, Map<String, Object>> view = byKey(CurrentState.collapse(changelog, KEY, true));
+      Map<String, Map<String, Object>> table = byKey(DeltaTableReader.readAll(new DeltaTable(engine, storage.tableLocation("t"))));
+      assertEquals(view, table, "after " + i + " events (seed " + seed + ")");
+      CurrentStateTable.Progress progress = follower.progress();
+      assertEquals(0, progress.lagVersions());
+      assertEquals(progress.changelogVersion(), progress.reflectedVersion());
+      steps++;
+    }
+    assertEquals(replay(events), values(byKey(DeltaTableReader.readAll(new DeltaTable(engine, storage.tableLocation("t"))))));
+    assertTrue(crashes > 0 && steps > crashes, "crashes " + crashes + " in " + steps + " steps");
+    assertTrue(optimized > 0, "the changelog was optimized between follows");
+  }
+
+  /** A follower on fresh table handles; catch-ups sometimes in steps of a few rows. */
+  private static CurrentStateTable follower(io.delta.kernel.engine.Engine engine, LocalStorage storage, CurrentStateTable.Hook hook,
+      Random random) {
+    CurrentStateTable t = new CurrentStateTable("t", new DeltaTable(engine, storage.tableLocation("t_APPEND")),
+        new DeltaTable(engine, storage.tableLocation("t")), KEY, hook, Clock.systemUTC());
+    if (random.nextBoolean()) {
+      t.maxRowsPerCommit = 1 + random.nextInt(20);
+    }
+    return t;
+  }
+}

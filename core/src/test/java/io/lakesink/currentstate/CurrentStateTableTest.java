@@ -1,0 +1,285 @@
+package io.lakesink.currentstate;
+
+import static io.lakesink.testing.Events.event;
+import static io.lakesink.testing.Events.row;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.delta.kernel.engine.Engine;
+import io.lakesink.changelog.ChangelogDelivery;
+import io.lakesink.config.DeliveryMode;
+import io.lakesink.config.SourceFormat;
+import io.lakesink.config.Subscription;
+import io.lakesink.delivery.BufferedDelivery;
+import io.lakesink.delivery.DeliveryContext;
+import io.lakesink.delivery.FlushPolicy;
+import io.lakesink.delivery.TableStatus;
+import io.lakesink.delivery.modes.Deliveries;
+import io.lakesink.delta.AppendRequest;
+import io.lakesink.delta.CommitOffsets;
+import io.lakesink.delta.DeltaTable;
+import io.lakesink.delta.DeltaTableReader;
+import io.lakesink.delta.KernelEngine;
+import io.lakesink.error.ConfigurationException;
+import io.lakesink.error.SourcePosition;
+import io.lakesink.event.ChangeEvent;
+import io.lakesink.event.Column;
+import io.lakesink.event.ColumnType;
+import io.lakesink.event.Operation;
+import io.lakesink.merge.MergeSettings;
+import io.lakesink.quarantine.QuarantineStore;
+import io.lakesink.storage.LocalStorage;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The kept current-state table's rules one at a time: restarts, truncates, refusals, status. */
+class CurrentStateTableTest {
+  @TempDir Path dir;
+  LocalStorage storage;
+  Engine engine;
+  DeliveryContext context;
+  static final List<String> KEY = List.of("id");
+
+  @BeforeEach
+  void setUp() {
+    storage = new LocalStorage(dir, "lakesink");
+    engine = KernelEngine.create(storage);
+    context = DeliveryContext.of(FlushPolicy.DEFAULT, new QuarantineStore(storage));
+  }
+
+  Subscription subscription(List<String> key) {
+    return new Subscription("t", "t", DeliveryMode.CHANGELOG, key, SourceFormat.JSON, true);
+  }
+
+  /** The changelog's delivery keeping the table, as the worker wires it. */
+  ChangelogDelivery delivery() {
+    return (ChangelogDelivery) Deliveries.of(subscription(KEY), storage, engine, context, MergeSettings.DEFAULT, true);
+  }
+
+  /** A follower as a restarted worker makes it: fresh handles, nothing remembered. */
+  CurrentStateTable follower() {
+    return new CurrentStateTable("t", new DeltaTable(engine, storage.tableLocation("t_APPEND")),
+        new DeltaTable(engine, storage.tableLocation("t")), KEY, CurrentStateTable.Hook.NONE, Clock.systemUTC());
+  }
+
+  Map<Long, String> kept() {
+    Map<Long, String> out = new TreeMap<>();
+    DeltaTableReader.readAll(new DeltaTable(engine, storage.tableLocation("t")))
+        .forEach(r -> out.put((Long) r.get("id"), (String) r.get("v")));
+    return out;
+  }
+
+  static ChangeEvent change(int partition, long offset, Operation op, long ts, long id, String v) {
+    return event("t", partition, offset, op, ts, row("id", id, "v", v));
+  }
+
+  void deliver(ChangelogDelivery d, ChangeEvent... events) {
+    for (ChangeEvent e : events) {
+      d.accept(e);
+    }
+    d.flush();
+  }
+
+  @Test
+  void anOlderChangeReadAfterADeleteAndARestartDoesNotBringTheKeyBack() {
+    ChangelogDelivery d = delivery();
+    deliver(d, change(0, 0, Operation.CREATE, 10, 1, "a"), change(0, 1, Operation.CREATE, 10, 2, "b"));
+    // Key 1 moved to partition 1 and was deleted there at 30; partition 0 still holds an update at 20.
+    deliver(d, change(1, 0, Operation.DELETE, 30, 1, "a"));
+    assertEquals(Map.of(2L, "b"), kept());
+    // The worker restarts (nothing in memory), then reads the older update of key 1.
+    ChangelogDelivery restarted = delivery();
+    deliver(restarted, change(0, 2, Operation.UPDATE, 20, 1, "older"), change(0, 3, Operation.UPDATE, 40, 2, "b2"));
+    assertEquals(Map.of(2L, "b2"), kept(), "the view's latest change of key 1 is its delete");
+    // A change ranked above the delete brings it back, as in the view.
+    deliver(restarted, change(0, 4, Operation.CREATE, 50, 1, "again"));
+    assertEquals(Map.of(1L, "again", 2L, "b2"), kept());
+  }
+
+  @Test
+  void aTruncateHoldsAcrossARestart() {
+    ChangelogDelivery d = delivery();
+    deliver(d, change(0, 0, Operation.CREATE, 10, 1, "a"), change(0, 1, Operation.CREATE, 12, 2, "b"));
+    d.accept(ChangeEvent.truncate(new SourcePosition("t", 1, 0), 20L, 10));
+    d.flush();
+    assertEquals(Map.of(), kept());
+    ChangelogDelivery restarted = delivery();
+    // Partition 0 still had changes from before the truncate (15) and one after it (25).
+    deliver(restarted, change(0, 2, Operation.UPDATE, 15, 1, "before"), change(0, 3, Operation.CREATE, 25, 3, "after"));
+    assertEquals(Map.of(3L, "after"), kept());
+  }
+
+  @Test
+  void aCrashBetweenTheTwoCommitsIsCaughtUpAtStart() {
+    ChangelogDelivery d = delivery();
+    deliver(d, change(0, 0, Operation.CREATE, 10, 1, "a"));
+    // The changelog gains a commit the table never saw (the worker died between the two commits).
+    ChangelogDelivery plain = new ChangelogDelivery(subscription(KEY), new DeltaTable(engine, storage.tableLocation("t_APPEND")),
+        context);
+    deliver(plain, change(0, 1, Operation.UPDATE, 11, 1, "b"), change(0, 2, Operation.CREATE, 11, 2, "c"));
+    assertEquals(Map.of(1L, "a"), kept());
+    ChangelogDelivery restarted = delivery();
+    TableStatus before = restarted.status();
+    assertNull(before.currentStateTable().get("reflected_version"), "nothing read yet");
+    restarted.maintain(); // the worker's loop at start
+    assertEquals(Map.of(1L, "b", 2L, "c"), kept());
+    Map<String, Object> status = restarted.status().currentStateTable();
+    assertEquals("current", status.get("state"));
+    assertEquals(0L, status.get("lag_versions"));
+    assertEquals(status.get("changelog_version"), status.get("reflected_version"));
+    assertEquals(2L, status.get("reflected_version"));
+  }
+
+  @Test
+  void anotherEnginesWriteStopsTheTableAndTheChangelogKeepsFlowing() {
+    ChangelogDelivery d = delivery();
+    deliver(d, change(0, 0, Operation.CREATE, 10, 1, "a"));
+    // Another writer appends a row to the kept table (no current-state transaction id).
+    DeltaTable kept = new DeltaTable(engine, storage.tableLocation("t"));
+    List<Column> columns = kept.columns().orElseThrow();
+    Object[] foreign = new Object[columns.size()];
+    foreign[0] = 9L;
+    kept.commit(kept.prepareAppend(new AppendRequest(columns, List.of(), Map.of(), List.<Object[]>of(foreign), CommitOffsets.NONE,
+        Map.of())));
+    deliver(d, change(0, 1, Operation.CREATE, 11, 2, "b"));
+    Map<String, Object> status = d.status().currentStateTable();
+    assertEquals("stopped", status.get("state"));
+    assertTrue(((String) status.get("reason")).contains("was written by another engine"), (String) status.get("reason"));
+    assertTrue(d.state().delivering(), "the changelog keeps flowing");
+    assertEquals(2, DeltaTableReader.readAll(new DeltaTable(engine, storage.tableLocation("t_APPEND"))).size());
+    assertFalse(kept().containsKey(2L), "the table is no longer written");
+  }
+
+  @Test
+  void aTableLakesinkDoesNotKeepIsNeverWrittenOver() {
+    // The subscription's former MERGE table (or another tool's) holds the path.
+    DeltaTable other = new DeltaTable(engine, storage.tableLocation("t"));
+    List<Column> columns = List.of(new Column("id", ColumnType.BIGINT), new Column("v", ColumnType.STRING));
+    other.commit(other.prepareAppend(new AppendRequest(columns, List.of(), Map.of(), List.<Object[]>of(new Object[] {7L, "x"}),
+        CommitOffsets.NONE, Map.of())));
+    ChangelogDelivery d = delivery();
+    deliver(d, change(0, 0, Operation.CREATE, 10, 1, "a"));
+    Map<String, Object> status = d.status().currentStateTable();
+    assertEquals("stopped", status.get("state"));
+    assertTrue(((String) status.get("reason")).contains("lakesink never overwrites it"), (String) status.get("reason"));
+    assertEquals(Map.of(7L, "x"), kept());
+    assertTrue(d.state().delivering());
+  }
+
+  /** A catalog that records what it is asked to register, and refuses the names it is told to. */
+  static final class RecordingCatalog implements io.lakesink.catalog.TableCatalog {
+    final List<io.lakesink.catalog.CatalogTable> registered = new java.util.ArrayList<>();
+    final java.util.Set<String> heldByOthers = new java.util.HashSet<>();
+
+    @Override
+    public void register(io.lakesink.catalog.CatalogTable table) {
+      if (heldByOthers.contains(table.name())) {
+        throw new io.lakesink.error.TableFailureException("the catalog holds a view " + table.name(), null, null);
+      }
+      registered.add(table);
+    }
+
+    @Override
+    public String describe() {
+      return "recording catalog";
+    }
+  }
+
+  @Test
+  void theKeptTableIsRegisteredAsATableUnderTheSubscriptionsName() {
+    RecordingCatalog catalog = new RecordingCatalog();
+    context = context.withCatalog(catalog).withCatalogExecutor(Runnable::run);
+    ChangelogDelivery d = delivery();
+    deliver(d, change(0, 0, Operation.CREATE, 10, 1, "a"));
+    d.maintain();
+    List<io.lakesink.catalog.CatalogTable> kept = catalog.registered.stream().filter(t -> t.name().equals("t")).toList();
+    assertEquals(1, kept.size(), "registered once: " + catalog.registered);
+    assertEquals(storage.tableLocation("t"), kept.get(0).location());
+    assertEquals(List.of("id", "v", "__op", "__ts_ms", "__partition", "__offset"), kept.get(0).columnNames());
+    assertEquals(true, d.status().currentStateTable().get("registered"));
+  }
+
+  @Test
+  void aNameTheCatalogHoldsForAnotherObjectStopsTheKeptTableOnly() {
+    RecordingCatalog catalog = new RecordingCatalog();
+    catalog.heldByOthers.add("t");
+    context = context.withCatalog(catalog).withCatalogExecutor(Runnable::run);
+    ChangelogDelivery d = delivery();
+    deliver(d, change(0, 0, Operation.CREATE, 10, 1, "a"));
+    d.maintain();
+    Map<String, Object> status = d.status().currentStateTable();
+    assertEquals("stopped", status.get("state"));
+    assertTrue(((String) status.get("reason")).contains("the catalog holds a view t"));
+    deliver(d, change(0, 1, Operation.CREATE, 11, 2, "b"));
+    assertTrue(d.state().delivering(), "the changelog keeps flowing");
+    assertEquals(Map.of(1L, "a"), kept());
+  }
+
+  @Test
+  void theKeptTableIsOptimizedLikeAMergeTableAndStaysTheView() {
+    context = context.withMaintenance(new io.lakesink.maintenance.MaintenancePolicy(true,
+        io.lakesink.maintenance.MaintenanceSettings.DEFAULT.withTriggers(3, 1_000, 1), Runnable::run));
+    ChangelogDelivery d = delivery();
+    Map<Long, String> expected = new TreeMap<>();
+    for (int commit = 0; commit < 8; commit++) {
+      long id = commit % 3;
+      deliver(d, change(0, commit, commit % 4 == 3 ? Operation.DELETE : Operation.UPDATE, 10 + commit, id, "v" + commit));
+      if (commit % 4 == 3) {
+        expected.remove(id);
+      } else {
+        expected.put(id, "v" + commit);
+      }
+      d.maintain(); // the worker's loop: optimizes the kept table when due (here, on this thread)
+    }
+    DeltaTable kept = new DeltaTable(engine, storage.tableLocation("t"));
+    assertTrue(io.lakesink.delta.LoggedCommits.since(kept, -1).stream()
+        .anyMatch(c -> !c.changesData() && !c.addedOther().isEmpty()), "an optimize rewrote the kept table's files");
+    assertEquals(expected, kept());
+    deliver(d, change(0, 100, Operation.UPDATE, 100, 1, "after"));
+    expected.put(1L, "after");
+    assertEquals(expected, kept());
+    assertEquals("current", d.status().currentStateTable().get("state"), "its own optimize is not another engine");
+  }
+
+  @Test
+  void aChangelogWithoutAKeyIsRefused() {
+    ConfigurationException e = assertThrows(ConfigurationException.class,
+        () -> Deliveries.of(subscription(List.of()), storage, engine, context, MergeSettings.DEFAULT, true));
+    assertTrue(e.getMessage().contains("Set primary_key"), e.getMessage());
+    BufferedDelivery withoutTable = Deliveries.of(subscription(List.of()), storage, engine, context, MergeSettings.DEFAULT, false);
+    assertNull(withoutTable.status().currentStateTable());
+  }
+
+  @Test
+  void twoFollowersOfOneChangelogBothEndCurrent() {
+    ChangelogDelivery d = delivery();
+    deliver(d, change(0, 0, Operation.CREATE, 10, 1, "a"));
+    ChangelogDelivery plain = new ChangelogDelivery(subscription(KEY), new DeltaTable(engine, storage.tableLocation("t_APPEND")),
+        context);
+    deliver(plain, change(1, 0, Operation.CREATE, 11, 2, "b"));
+    CurrentStateTable first = follower();
+    // The second has planned its commit on the same reflected version when the first commits:
+    // its commit loses (fenced or conflicting), it reads the log again and finds nothing left to do.
+    boolean[] raced = {false};
+    CurrentStateTable second = new CurrentStateTable("t", new DeltaTable(engine, storage.tableLocation("t_APPEND")),
+        new DeltaTable(engine, storage.tableLocation("t")), KEY, (table, step) -> {
+          if (!raced[0]) {
+            raced[0] = true;
+            assertTrue(first.follow());
+          }
+        }, Clock.systemUTC());
+    assertTrue(second.follow());
+    assertTrue(raced[0]);
+    assertEquals(Map.of(1L, "a", 2L, "b"), kept());
+    assertEquals("current", second.progress().state());
+  }
+}

@@ -1,0 +1,62 @@
+package io.lakesink.merge;
+
+import static io.lakesink.testing.Events.event;
+import static io.lakesink.testing.Events.row;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.lakesink.changelog.ChangelogDelivery;
+import io.lakesink.config.DeliveryMode;
+import io.lakesink.config.SourceFormat;
+import io.lakesink.config.Subscription;
+import io.lakesink.delivery.DeliveryContext;
+import io.lakesink.delivery.FlushPolicy;
+import io.lakesink.delta.DeltaTable;
+import io.lakesink.delta.KernelEngine;
+import io.lakesink.event.Operation;
+import io.lakesink.merge.KeyColumns.RowKey;
+import io.lakesink.quarantine.QuarantineStore;
+import io.lakesink.storage.LocalStorage;
+import io.lakesink.view.ChangeOrder;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Deletes looked up in the changelog: the latest per key, and files whose delete filter rules a key out left unread. */
+class ChangelogDeletesTest {
+  @TempDir Path dir;
+
+  static RowKey key(long id) {
+    return new RowKey(List.of("id"), List.of(id));
+  }
+
+  @Test
+  void findsTheLatestDeleteAndSkipsFilesByTheirDeleteFilter() {
+    LocalStorage storage = new LocalStorage(dir, "lakesink");
+    var engine = KernelEngine.create(storage);
+    DeltaTable changelog = new DeltaTable(engine, storage.tableLocation("t_APPEND"));
+    ChangelogDelivery d = new ChangelogDelivery(new Subscription("t", "t", DeliveryMode.CHANGELOG, List.of("id"), SourceFormat.JSON,
+        true), changelog, DeliveryContext.of(FlushPolicy.DEFAULT, new QuarantineStore(storage)));
+    // Three files, each spanning keys 0..100 with a delete of a key of its own.
+    for (int f = 0; f < 3; f++) {
+      d.accept(event("t", 0, f * 10, Operation.CREATE, 10L + f, row("id", 0L, "v", "x")));
+      d.accept(event("t", 0, f * 10 + 1, Operation.CREATE, 10L + f, row("id", 100L, "v", "x")));
+      d.accept(event("t", 0, f * 10 + 2, Operation.DELETE, 20L + f, row("id", 10L + f, "v", "x")));
+      d.accept(event("t", 0, f * 10 + 3, Operation.DELETE, 30L + f, row("id", 50L, "v", "x")));
+      d.flush();
+    }
+    changelog.refresh();
+    KeyFilters filters = new KeyFilters(changelog.fileIO(), changelog.location());
+    ChangelogDeletes first = new ChangelogDeletes(changelog, changelog.files(), filters);
+    Map<RowKey, ChangeOrder> found = first.deletedAt(List.of(key(11), key(50), key(77)));
+    assertEquals(Map.of(key(11), new ChangeOrder(21L, 0, 12L), key(50), new ChangeOrder(32L, 0, 23L)), found,
+        "the latest delete of each key; none for a key never deleted");
+    assertEquals(3, first.filesRead, "every file's range holds the keys: all read once, their delete filters built");
+
+    ChangelogDeletes later = new ChangelogDeletes(changelog, changelog.files(), filters);
+    assertEquals(Map.of(key(12), new ChangeOrder(22L, 0, 22L)), later.deletedAt(List.of(key(12), key(77))));
+    assertEquals(1, later.filesRead, "only the file whose filter may hold 12 or 77 (a false positive aside)");
+    assertEquals(2, later.filesSkippedByFilter);
+  }
+}
