@@ -50,6 +50,8 @@ final class TableMerge {
   private final Map<RowKey, ChangeOrder> deletes = new LinkedHashMap<>();
   private final Set<RowKey> written = new HashSet<>();
   int filesRead;
+  /** Batch keys the table provably does not hold ({@link TableKeys}): inserted without a file read. */
+  int keysKnownAbsent;
   /** Candidate files by key range that their key filter ruled out: not read. */
   int filesSkippedByFilter;
   long rowsRewritten;
@@ -83,19 +85,25 @@ final class TableMerge {
    *
    * @param reader reads the key and ordering columns ({@link #columnsRead}) with row positions
    * @param cut the batch's truncate: every stored row ranked below it goes; null without one
+   * @param known every key the table may hold ({@link TableKeys}), or null: a batch key it does
+   *     not hold is inserted without looking for it in any file
    */
   static TableMerge merge(
       PositionedRowReader reader, PendingWrite out, List<TableFile> files, RowLayout layout, MergeBatch batch,
-      DeletedKeys deleted, boolean vectors, ChangeOrder cut, KeyFilters filters) {
+      DeletedKeys deleted, boolean vectors, ChangeOrder cut, KeyFilters filters, TableKeys known) {
     TableMerge m = new TableMerge();
     Comparator<Object[]> order = order(batch);
     Ranks ranks = new Ranks(layout, cut);
-    // A truncate may remove rows of any file; else only files that may hold a batch key are read.
-    List<TableFile> candidates = cut != null ? files : FilePruning.candidates(files, keysByColumns(layout, batch));
+    // Only the keys the table may hold are looked for: the others are inserted whatever the files say.
+    Map<List<Column>, List<List<Object>>> searched = keysByColumns(layout, batch, cut == null ? known : null);
+    m.keysKnownAbsent = batch.latest.size() - searched.values().stream().mapToInt(List::size).sum();
+    // A truncate may remove rows of any file; else only files that may hold a searched key are read.
+    List<TableFile> candidates = cut != null ? files
+        : searched.values().stream().allMatch(List::isEmpty) ? List.of() : FilePruning.candidates(files, searched);
     // Key filters answer for one set of key columns (not while the record key's fields change),
     // and only for the batch's keys (not when a truncate reads every file).
     KeyColumns filtered = filters != null && cut == null && batch.keyColumns().size() == 1 ? batch.keyColumns().get(0) : null;
-    List<List<Object>> batchKeys = filtered == null ? List.of() : batch.keys(filtered);
+    List<List<Object>> batchKeys = filtered == null ? List.of() : searched.values().iterator().next();
     // Each change is written once, however many stored rows it replaced (a key held twice, or
     // key columns that changed): copy-on-write, into the rewrite of the first file that claims it.
     Set<MergeBatch.Change> claimed = Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
@@ -320,11 +328,12 @@ final class TableMerge {
     }
   }
 
-  private static Map<List<Column>, List<List<Object>>> keysByColumns(RowLayout layout, MergeBatch batch) {
+  /** The batch's keys per key column set; with {@code known}, only those the table may hold. */
+  private static Map<List<Column>, List<List<Object>>> keysByColumns(RowLayout layout, MergeBatch batch, TableKeys known) {
     Map<List<Column>, List<List<Object>>> out = new LinkedHashMap<>();
     for (KeyColumns k : batch.keyColumns()) {
       List<Column> columns = k.names().stream().map(n -> layout.columns().get(layout.slot(n))).toList();
-      out.put(columns, batch.keys(k));
+      out.put(columns, known == null ? batch.keys(k) : batch.keys(k, known::mayHold));
     }
     return out;
   }
