@@ -200,7 +200,9 @@ public final class MergeDelivery extends BufferedDelivery {
     List<TableFile> files = table.files();
     TableKeys known = knownKeys(layout, batch, files, pending.baseVersion(), cut);
     if (files.isEmpty()) {
-      return TableMerge.merge(null, pending, files, layout, batch, deletedKeys, false, cut, null, null);
+      TableMerge first = TableMerge.merge(null, pending, files, layout, batch, deletedKeys, false, cut, null, known);
+      keysKnownAbsent += first.keysKnownAbsent;
+      return first;
     }
     TableMerge merge = TableMerge.merge(table.positionedReader(layout.columns(), TableMerge.columnsRead(batch)), pending,
         files, layout, batch, deletedKeys, table.deletionVectorsEnabled(), cut, keyFilters(), known);
