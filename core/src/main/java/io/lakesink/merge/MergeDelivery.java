@@ -71,6 +71,7 @@ public final class MergeDelivery extends BufferedDelivery {
   private long keysKnownAbsent;
   /** Files merges read since the start, and those their key filter ruled out (not read). */
   private long filesRead;
+  private long bytesOfFilesRead;
   private long skippedByKeyFilters;
   private boolean warnedNoKey;
   private boolean snapshotEndSeen;
@@ -208,6 +209,7 @@ public final class MergeDelivery extends BufferedDelivery {
         files, layout, batch, deletedKeys, table.deletionVectorsEnabled(), cut, keyFilters(), known);
     skippedByKeyFilters += merge.filesSkippedByFilter;
     filesRead += merge.filesRead;
+    bytesOfFilesRead += merge.bytesOfFilesRead;
     keysKnownAbsent += merge.keysKnownAbsent;
     log.debug("Merge into {}: {} files, {} read ({} more ruled out by their key filter, {} keys known absent), {} rewritten"
             + " ({} rows, {} bytes), {} with rows deleted by deletion vectors ({} rows), {} rows written", tableName(),
@@ -272,6 +274,11 @@ public final class MergeDelivery extends BufferedDelivery {
   /** Files merges read (their key and ordering columns) since this delivery started. */
   public long filesRead() {
     return filesRead;
+  }
+
+  /** The on-disk size of the files merges read since this delivery started (they read only some columns of them). */
+  public long bytesOfFilesRead() {
+    return bytesOfFilesRead;
   }
 
   /** Candidate files (by key range) that merges did not read because their key filter ruled them out. */

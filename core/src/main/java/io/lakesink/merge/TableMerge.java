@@ -50,6 +50,8 @@ final class TableMerge {
   private final Map<RowKey, ChangeOrder> deletes = new LinkedHashMap<>();
   private final Set<RowKey> written = new HashSet<>();
   int filesRead;
+  /** The on-disk size of the files read (of which only the key and ordering columns are read). */
+  long bytesOfFilesRead;
   /** Batch keys the table provably does not hold ({@link TableKeys}): inserted without a file read. */
   int keysKnownAbsent;
   /** Candidate files by key range that their key filter ruled out: not read. */
@@ -140,6 +142,7 @@ final class TableMerge {
     Set<MergeBatch.Change> changed = Collections.newSetFromMap(new IdentityHashMap<>());
     for (FileDeletes f : merged) {
       m.filesRead++;
+      m.bytesOfFilesRead += Math.max(0, f.file.size());
       found.addAll(f.found);
       if (f.emptied()) {
         m.deletes.putAll(f.deletes);
