@@ -106,14 +106,13 @@ class MergeAnotherWriterInteropTest {
     spark.sql("MERGE INTO " + t + " AS s USING (SELECT id FROM " + t + " WHERE id % 10 = 2) AS c ON s.id = c.id"
         + " WHEN MATCHED THEN UPDATE SET v = 'spark-merge', __ts_ms = 5000");
     spark.sql("OPTIMIZE " + t);
-    for (Map.Entry<Long, String> e : new ArrayList<>(expected.entrySet())) {
-      long id = e.getKey();
+    for (long id : new ArrayList<>(expected.keySet())) {
       if (id % 10 == 0) {
-        e.setValue("spark-update");
+        expected.put(id, "spark-update");
       } else if (id % 10 == 1) {
         expected.remove(id);
       } else if (id % 10 == 2) {
-        e.setValue("spark-merge");
+        expected.put(id, "spark-merge");
       }
     }
     sparkInserts.forEach(id -> expected.put(id, id % 10 == 2 ? "spark-merge" : "spark-insert"));
