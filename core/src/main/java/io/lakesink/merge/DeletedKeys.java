@@ -39,6 +39,11 @@ final class DeletedKeys {
     deleted.put(key, at);
   }
 
+  /** Whether no delete is remembered: then nothing a merge writes needs {@link #reinserted}. */
+  boolean isEmpty() {
+    return deleted.isEmpty();
+  }
+
   /** The key holds a row again: its delete no longer matters. */
   void reinserted(RowKey key) {
     deleted.remove(key);

@@ -185,10 +185,13 @@ final class TableMerge {
 
   /** Adds the changes of keys the table does not hold (any more), then sorts the rows to write by key. */
   private void insertMissing(MergeBatch batch, Set<RowKey> found, DeletedKeys deleted, Comparator<Object[]> order) {
+    // Inserted keys are only remembered to forget their deletes: with none remembered (a snapshot
+    // load), a set of every inserted key would be garbage the size of the batch.
+    Set<RowKey> inserted = deleted.isEmpty() ? null : written;
     batch.latest.forEach((key, change) -> {
       ChangeOrder deletedAt = deleted.deletedAt(key);
       if (!found.contains(key) && (deletedAt == null || !deletedAt.isAfter(change.order()))) {
-        applied(List.of(key), change, rows, deletes, written); // a key the table does not hold (any more)
+        applied(List.of(key), change, rows, deletes, inserted); // a key the table does not hold (any more)
       }
     });
     rows.sort(order);
@@ -283,13 +286,16 @@ final class TableMerge {
     }
   }
 
+  /** @param written where the keys of a written change go; null when nobody needs them */
   private static void applied(
       List<RowKey> keys, MergeBatch.Change change, List<Object[]> out, Map<RowKey, ChangeOrder> deletes, Set<RowKey> written) {
     if (change.deletes()) {
       keys.forEach(k -> deletes.put(k, change.order()));
     } else {
       out.add(change.row());
-      written.addAll(keys);
+      if (written != null) {
+        written.addAll(keys);
+      }
     }
   }
 
