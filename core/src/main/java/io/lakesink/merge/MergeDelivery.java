@@ -157,7 +157,7 @@ public final class MergeDelivery extends BufferedDelivery {
       merge = mergeInto(layout, batch, pending, cut.at());
       keyedBatch = batch;
     }
-    pending.write(merge.rows);
+    merge.writeRows(pending);
     resetStaging();
     DeltaTable.PreparedAppend prepared = pending.prepare(merge.rewritten);
     if (keyed || cut.truncates()) {

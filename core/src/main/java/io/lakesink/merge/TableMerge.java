@@ -171,6 +171,31 @@ final class TableMerge {
     return m;
   }
 
+  /**
+   * Rows written by one lane at most; more (a snapshot's commit, its keys provably new) are cut,
+   * in key order, into one file per lane, written at once: both cores encode Parquet, and each
+   * file holds a narrower key range.
+   */
+  static final int ROWS_PER_LANE = 100_000;
+
+  /** Writes the rows to write (sorted by key) as new files of the commit, on the lanes when there are many. */
+  void writeRows(PendingWrite out) {
+    int lanes = Math.min(LANES, Math.max(1, rows.size() / ROWS_PER_LANE));
+    if (lanes == 1) {
+      out.write(rows);
+      return;
+    }
+    List<List<Object[]>> parts = new ArrayList<>();
+    int per = (rows.size() + lanes - 1) / lanes;
+    for (int i = 0; i < rows.size(); i += per) {
+      parts.add(rows.subList(i, Math.min(rows.size(), i + per)));
+    }
+    ParallelFiles.map(parts, lanes, part -> {
+      out.write(part);
+      return null;
+    });
+  }
+
   /** The columns a merge with deletion vectors reads: every key column of the batch, and the ordering ones. */
   static List<String> columnsRead(MergeBatch batch) {
     LinkedHashSet<String> names = new LinkedHashSet<>(batch.keyColumnNames());

@@ -144,6 +144,24 @@ class SnapshotAppendTest {
     assertTrue(readWhileReEmitted > 0);
   }
 
+  /** A snapshot commit of more rows than a lane writes goes in as one file per lane, of disjoint key ranges. */
+  @ParameterizedTest
+  @ValueSource(booleans = {true, false})
+  void aBigSnapshotCommitIsWrittenOnTheLanesAsFilesOfDisjointKeyRanges(boolean integerKey) {
+    MergeDelivery d = worker(integerKey);
+    int rows = TableMerge.ROWS_PER_LANE * 2; // one commit (flush_rows 200,000 by default)
+    List<Long> keys = scrambled(rows, 5);
+    deliver(d, snapshot(keys, integerKey, 0, 1_000, "snap"), rows);
+    List<io.lakesink.delta.TableFile> files = new ArrayList<>(table().files());
+    assertEquals(TableMerge.LANES, files.size());
+    files.sort(java.util.Comparator.comparing(f -> ((Number) f.min().get("k1")).longValue()));
+    for (int i = 1; i < files.size(); i++) {
+      assertTrue(((Number) files.get(i - 1).max().get("k1")).longValue() < ((Number) files.get(i).min().get("k1")).longValue(),
+          "disjoint key ranges: " + files);
+    }
+    assertEquals(rows, state().size());
+  }
+
   /** Another worker (or delta-spark) commits between two snapshot commits: its rows are looked for, never overlooked. */
   @ParameterizedTest
   @CsvSource({"true, 300", "false, 300", "true, 10000", "false, 10000"})
