@@ -105,7 +105,8 @@ public final class MergeScaleBench {
     double seconds = (System.nanoTime() - start) / 1e9;
     t.refresh();
     String reads = d instanceof MergeDelivery m
-        ? String.format(Locale.ROOT, "; files read %,d, ruled out by key filters %,d", m.filesRead(), m.skippedByKeyFilters()) : "";
+        ? String.format(Locale.ROOT, "; files read %,d, ruled out by key filters %,d, keys known absent %,d",
+            m.filesRead(), m.skippedByKeyFilters(), m.keysKnownAbsent()) : "";
     System.out.printf(Locale.ROOT, "load %-18s %,d events in %.1f s: %,.0f events/s, %d files, peak heap %d MB%s%n",
         table, rows, seconds, rows / seconds, t.files().size(), heap.peakBytes() >> 20, reads);
     return rows / seconds;

@@ -99,6 +99,8 @@ public final class SparkMergeBench {
       r.setProperty(k + "bytes_rewritten", String.valueOf(metric(metrics, "numTargetBytesRemoved")));
       r.setProperty(k + "files_removed", String.valueOf(metric(metrics, "numTargetFilesRemoved")));
       r.setProperty(k + "files_added", String.valueOf(metric(metrics, "numTargetFilesAdded")));
+      r.setProperty(k + "files_read", String.valueOf(metric(metrics, "numTargetFilesAfterSkipping")));
+      r.setProperty(k + "bytes_read", String.valueOf(metric(metrics, "numTargetBytesAfterSkipping")));
       for (String m : List.of("executionTimeMs", "scanTimeMs", "rewriteTimeMs", "numTargetRowsUpdated", "numTargetRowsInserted",
           "numTargetRowsDeleted", "numTargetRowsCopied", "numTargetDeletionVectorsAdded", "numTargetDeletionVectorsUpdated",
           "numTargetDeletionVectorsRemoved")) {

@@ -423,6 +423,11 @@ public final class DeltaTable {
       this.txnState = txn.getTransactionState(engine);
     }
 
+    /** The table version the commit is planned on: a commit that is not rebased lands right after it. */
+    public long baseVersion() {
+      return base.getVersion();
+    }
+
     /** Writes these rows (aligned with the request's columns) as new data files of the commit. */
     public void write(List<Object[]> rows) {
       if (rows.isEmpty()) {

@@ -104,9 +104,9 @@ public final class ChangeApplication {
     ChangelogDeletes deletes = new ChangelogDeletes(changelog, changelogFiles, changelogFilters(changelog));
     List<TableFile> files = target.files();
     TableMerge merge = files.isEmpty()
-        ? TableMerge.merge(null, pending, files, layout, batch, deletes, false, cut.at(), null)
+        ? TableMerge.merge(null, pending, files, layout, batch, deletes, false, cut.at(), null, null)
         : TableMerge.merge(target.positionedReader(layout.columns(), TableMerge.columnsRead(batch)), pending, files, layout,
-            batch, deletes, target.deletionVectorsEnabled(), cut.at(), keyFilters());
+            batch, deletes, target.deletionVectorsEnabled(), cut.at(), keyFilters(), null);
     pending.write(merge.rows);
     changelogFilesRead = deletes.filesRead;
     changelogFilesSkipped = deletes.filesSkippedByFilter;

@@ -55,6 +55,12 @@ final class ChangelogDeletes implements DeleteHistory {
     this.filters = filters;
   }
 
+  /** The changelog forgets no delete: every key that would be inserted is looked up. */
+  @Override
+  public boolean knowsNone() {
+    return false;
+  }
+
   @Override
   public Map<RowKey, ChangeOrder> deletedAt(Collection<RowKey> keys) {
     Map<RowKey, ChangeOrder> out = new HashMap<>();

@@ -17,4 +17,7 @@ interface DeleteHistory {
    * @return for those of them with a known delete, where the latest ranks
    */
   Map<RowKey, ChangeOrder> deletedAt(Collection<RowKey> keys);
+
+  /** True only when it certainly knows no delete: then no key is looked up. */
+  boolean knowsNone();
 }

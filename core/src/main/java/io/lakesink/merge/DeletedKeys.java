@@ -52,6 +52,12 @@ final class DeletedKeys implements DeleteHistory {
     return out;
   }
 
+  /** Whether no delete is remembered: then nothing a merge writes needs {@link #reinserted}. */
+  @Override
+  public boolean knowsNone() {
+    return deleted.isEmpty();
+  }
+
   /** The key holds a row again: its delete no longer matters. */
   void reinserted(RowKey key) {
     deleted.remove(key);

@@ -53,8 +53,13 @@ final class MergeBatch {
 
   /** The key values of the batch keyed on these columns. */
   List<List<Object>> keys(KeyColumns columns) {
+    return keys(columns, k -> true);
+  }
+
+  /** The key values of the batch keyed on these columns that pass {@code which}. */
+  List<List<Object>> keys(KeyColumns columns, java.util.function.Predicate<RowKey> which) {
     List<List<Object>> out = new ArrayList<>();
-    latest.keySet().stream().filter(k -> k.columns().equals(columns.names())).forEach(k -> out.add(k.values()));
+    latest.keySet().stream().filter(k -> k.columns().equals(columns.names()) && which.test(k)).forEach(k -> out.add(k.values()));
     return out;
   }
 

@@ -41,6 +41,11 @@ import org.slf4j.LoggerFactory;
 public final class MergeDelivery extends BufferedDelivery {
   private static final Logger log = LoggerFactory.getLogger(MergeDelivery.class);
   /**
+   * A snapshot batch with at least this many keys reads the table's keys once when they are not
+   * known ({@link TableKeys}): one read of every file, where looking for them would read most files anyway.
+   */
+  static final int SCAN_KEYS_FROM = 10_000;
+  /**
    * What ranks a merged row's change ({@link io.lakesink.view.ChangeOrder}): every merged table
    * keeps them, so a later batch never overwrites a row with an older change.
    */
@@ -60,8 +65,13 @@ public final class MergeDelivery extends BufferedDelivery {
   private final DeletedKeys deletedKeys = new DeletedKeys();
   private final Truncations truncations = new Truncations();
   private KeyFilters filters;
+  /** Every key the table may hold at one version ({@link TableKeys}); null when not known. */
+  private TableKeys tableKeys;
+  /** Batch keys merges inserted without reading a file, because the table provably lacked them. */
+  private long keysKnownAbsent;
   /** Files merges read since the start, and those their key filter ruled out (not read). */
   private long filesRead;
+  private long bytesOfFilesRead;
   private long skippedByKeyFilters;
   private boolean warnedNoKey;
   private boolean snapshotEndSeen;
@@ -124,6 +134,7 @@ public final class MergeDelivery extends BufferedDelivery {
     AppendRequest request = new AppendRequest(layout.columns(), List.of(), Map.of(), List.of(), offsets, tableProperties());
     DeltaTable.PendingWrite pending;
     TableMerge merge;
+    MergeBatch keyedBatch = null;
     boolean keyed = !keys.appendOnly(events);
     if (!keyed && cut.truncates()) {
       // Nothing to match on, but the truncate still removes what ranks below it: a merge of no
@@ -144,8 +155,9 @@ public final class MergeDelivery extends BufferedDelivery {
       MergeBatch batch = batch(layout, events, rows);
       pending = table.begin(request);
       merge = mergeInto(layout, batch, pending, cut.at());
+      keyedBatch = batch;
     }
-    pending.write(merge.rows);
+    merge.writeRows(pending);
     resetStaging();
     DeltaTable.PreparedAppend prepared = pending.prepare(merge.rewritten);
     if (keyed || cut.truncates()) {
@@ -155,7 +167,11 @@ public final class MergeDelivery extends BufferedDelivery {
       prepared = prepared.withoutRebase();
     }
     beforeCommit();
+    long base = pending.baseVersion();
+    TableKeys known = tableKeys;
+    tableKeys = null; // until the commit is known to land right on top of what it describes
     long version = table.commit(prepared);
+    advance(known, keyedBatch, base, version);
     merge.remember(deletedKeys);
     truncations.applied(cut);
     return version;
@@ -183,23 +199,86 @@ public final class MergeDelivery extends BufferedDelivery {
    */
   private TableMerge mergeInto(RowLayout layout, MergeBatch batch, DeltaTable.PendingWrite pending, ChangeOrder cut) {
     List<TableFile> files = table.files();
+    TableKeys known = knownKeys(layout, batch, files, pending.baseVersion(), cut);
     if (files.isEmpty()) {
-      return TableMerge.merge(null, pending, files, layout, batch, deletedKeys, false, cut, null);
+      TableMerge first = TableMerge.merge(null, pending, files, layout, batch, deletedKeys, false, cut, null, known);
+      keysKnownAbsent += first.keysKnownAbsent;
+      return first;
     }
     TableMerge merge = TableMerge.merge(table.positionedReader(layout.columns(), TableMerge.columnsRead(batch)), pending,
-        files, layout, batch, deletedKeys, table.deletionVectorsEnabled(), cut, keyFilters());
+        files, layout, batch, deletedKeys, table.deletionVectorsEnabled(), cut, keyFilters(), known);
     skippedByKeyFilters += merge.filesSkippedByFilter;
     filesRead += merge.filesRead;
-    log.debug("Merge into {}: {} files, {} read ({} more ruled out by their key filter), {} rewritten ({} rows, {} bytes),"
-            + " {} with rows deleted by deletion vectors ({} rows), {} rows written", tableName(), files.size(), merge.filesRead,
-        merge.filesSkippedByFilter, merge.rewritten.size(),
+    bytesOfFilesRead += merge.bytesOfFilesRead;
+    keysKnownAbsent += merge.keysKnownAbsent;
+    log.debug("Merge into {}: {} files, {} read ({} more ruled out by their key filter, {} keys known absent), {} rewritten"
+            + " ({} rows, {} bytes), {} with rows deleted by deletion vectors ({} rows), {} rows written", tableName(),
+        files.size(), merge.filesRead, merge.filesSkippedByFilter, merge.keysKnownAbsent, merge.rewritten.size(),
         merge.rowsRewritten, merge.bytesRewritten, merge.filesWithDeletes, merge.rowsDeleted, merge.rows.size());
     return merge;
+  }
+
+  /**
+   * The table's keys for this batch, when they are known at the version the batch is planned on
+   * ({@link TableKeys}): kept from the last commit when nothing else committed since; started
+   * empty when the table has no file; read from every file once when the batch holds only
+   * snapshot reads (a snapshot resumed after a restart, or after another writer's commit), which
+   * saves the snapshot's later commits reading every file. Null otherwise: a batch with a
+   * truncate, or keyed on several column sets, looks in the files as before.
+   */
+  private TableKeys knownKeys(RowLayout layout, MergeBatch batch, List<TableFile> files, long version, ChangeOrder cut) {
+    if (cut != null || batch.keyColumns().size() != 1) {
+      tableKeys = null;
+      return null;
+    }
+    KeyColumns key = batch.keyColumns().get(0);
+    if (tableKeys != null && tableKeys.describes(version, key)) {
+      return tableKeys;
+    }
+    tableKeys = null;
+    if (files.isEmpty()) {
+      tableKeys = TableKeys.empty(key, version);
+    } else if (batch.latest.values().stream().allMatch(c -> c.event().op() == Operation.READ)
+        && batch.latest.size() >= SCAN_KEYS_FROM) {
+      long start = System.nanoTime();
+      tableKeys = TableKeys.scan(table.positionedReader(layout.columns(), key.names()), files, key, version).orElse(null);
+      log.info("Read the keys of {} ({} files) for its snapshot in {} ms: {}", tableName(), files.size(),
+          (System.nanoTime() - start) / 1_000_000,
+          tableKeys == null ? "more than " + (TableKeys.MAX_BYTES >> 20) + " MiB, not kept" : tableKeys.bytes() + " bytes");
+    }
+    return tableKeys;
+  }
+
+  /**
+   * After a commit: the table's keys follow it when it landed right on top of the version they
+   * described (nothing else committed between), with every key of the batch; else they are forgotten.
+   */
+  private void advance(TableKeys known, MergeBatch batch, long base, long version) {
+    if (known == null || batch == null || version != base + 1 || known.version() != base) {
+      return;
+    }
+    known.committed(batch.latest.keySet(), version);
+    if (known.bytes() > TableKeys.MAX_BYTES) {
+      log.info("The keys of {} take more than {} MiB; merges look for every key in the files", tableName(),
+          TableKeys.MAX_BYTES >> 20);
+      return;
+    }
+    tableKeys = known;
+  }
+
+  /** Batch keys inserted without reading any file: the table provably lacked them ({@link TableKeys}). */
+  public long keysKnownAbsent() {
+    return keysKnownAbsent;
   }
 
   /** Files merges read (their key and ordering columns) since this delivery started. */
   public long filesRead() {
     return filesRead;
+  }
+
+  /** The on-disk size of the files merges read since this delivery started (they read only some columns of them). */
+  public long bytesOfFilesRead() {
+    return bytesOfFilesRead;
   }
 
   /** Candidate files (by key range) that merges did not read because their key filter ruled them out. */

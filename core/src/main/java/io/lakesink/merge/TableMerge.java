@@ -50,6 +50,10 @@ final class TableMerge {
   private final Map<RowKey, ChangeOrder> deletes = new LinkedHashMap<>();
   private final Set<RowKey> written = new HashSet<>();
   int filesRead;
+  /** The on-disk size of the files read (of which only the key and ordering columns are read). */
+  long bytesOfFilesRead;
+  /** Batch keys the table provably does not hold ({@link TableKeys}): inserted without a file read. */
+  int keysKnownAbsent;
   /** Candidate files by key range that their key filter ruled out: not read. */
   int filesSkippedByFilter;
   long rowsRewritten;
@@ -83,19 +87,25 @@ final class TableMerge {
    *
    * @param reader reads the key and ordering columns ({@link #columnsRead}) with row positions
    * @param cut the batch's truncate: every stored row ranked below it goes; null without one
+   * @param known every key the table may hold ({@link TableKeys}), or null: a batch key it does
+   *     not hold is inserted without looking for it in any file
    */
   static TableMerge merge(
       PositionedRowReader reader, PendingWrite out, List<TableFile> files, RowLayout layout, MergeBatch batch,
-      DeleteHistory deleted, boolean vectors, ChangeOrder cut, KeyFilters filters) {
+      DeleteHistory deleted, boolean vectors, ChangeOrder cut, KeyFilters filters, TableKeys known) {
     TableMerge m = new TableMerge();
     Comparator<Object[]> order = order(batch);
     Ranks ranks = new Ranks(layout, cut);
-    // A truncate may remove rows of any file; else only files that may hold a batch key are read.
-    List<TableFile> candidates = cut != null ? files : FilePruning.candidates(files, keysByColumns(layout, batch));
+    // Only the keys the table may hold are looked for: the others are inserted whatever the files say.
+    Map<List<Column>, List<List<Object>>> searched = keysByColumns(layout, batch, cut == null ? known : null);
+    m.keysKnownAbsent = batch.latest.size() - searched.values().stream().mapToInt(List::size).sum();
+    // A truncate may remove rows of any file; else only files that may hold a searched key are read.
+    List<TableFile> candidates = cut != null ? files
+        : searched.values().stream().allMatch(List::isEmpty) ? List.of() : FilePruning.candidates(files, searched);
     // Key filters answer for one set of key columns (not while the record key's fields change),
     // and only for the batch's keys (not when a truncate reads every file).
     KeyColumns filtered = filters != null && cut == null && batch.keyColumns().size() == 1 ? batch.keyColumns().get(0) : null;
-    List<List<Object>> batchKeys = filtered == null ? List.of() : batch.keys(filtered);
+    List<List<Object>> batchKeys = filtered == null ? List.of() : searched.values().iterator().next();
     // Each change is written once, however many stored rows it replaced (a key held twice, or
     // key columns that changed): copy-on-write, into the rewrite of the first file that claims it.
     Set<MergeBatch.Change> claimed = Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
@@ -132,6 +142,7 @@ final class TableMerge {
     Set<MergeBatch.Change> changed = Collections.newSetFromMap(new IdentityHashMap<>());
     for (FileDeletes f : merged) {
       m.filesRead++;
+      m.bytesOfFilesRead += Math.max(0, f.file.size());
       found.addAll(f.found);
       if (f.emptied()) {
         m.deletes.putAll(f.deletes);
@@ -160,6 +171,31 @@ final class TableMerge {
     return m;
   }
 
+  /**
+   * Rows written by one lane at most; more (a snapshot's commit, its keys provably new) are cut,
+   * in key order, into one file per lane, written at once: both cores encode Parquet, and each
+   * file holds a narrower key range.
+   */
+  static final int ROWS_PER_LANE = 100_000;
+
+  /** Writes the rows to write (sorted by key) as new files of the commit, on the lanes when there are many. */
+  void writeRows(PendingWrite out) {
+    int lanes = Math.min(LANES, Math.max(1, rows.size() / ROWS_PER_LANE));
+    if (lanes == 1) {
+      out.write(rows);
+      return;
+    }
+    List<List<Object[]>> parts = new ArrayList<>();
+    int per = (rows.size() + lanes - 1) / lanes;
+    for (int i = 0; i < rows.size(); i += per) {
+      parts.add(rows.subList(i, Math.min(rows.size(), i + per)));
+    }
+    ParallelFiles.map(parts, lanes, part -> {
+      out.write(part);
+      return null;
+    });
+  }
+
   /** The columns a merge with deletion vectors reads: every key column of the batch, and the ordering ones. */
   static List<String> columnsRead(MergeBatch batch) {
     LinkedHashSet<String> names = new LinkedHashSet<>(batch.keyColumnNames());
@@ -177,17 +213,23 @@ final class TableMerge {
    * key. Only those that would insert a row are looked up in the delete history, all at once.
    */
   private void insertMissing(MergeBatch batch, Set<RowKey> found, DeleteHistory deleted, Comparator<Object[]> order) {
+    // With no delete known (a snapshot load) there is nothing to look up, and inserted keys are
+    // only remembered to forget their deletes: either set would be garbage the size of the batch.
+    boolean none = deleted.knowsNone();
     List<RowKey> inserts = new ArrayList<>();
-    batch.latest.forEach((key, change) -> {
-      if (!found.contains(key) && !change.deletes()) {
-        inserts.add(key);
-      }
-    });
+    if (!none) {
+      batch.latest.forEach((key, change) -> {
+        if (!found.contains(key) && !change.deletes()) {
+          inserts.add(key);
+        }
+      });
+    }
     Map<RowKey, ChangeOrder> deletedAt = inserts.isEmpty() ? Map.of() : deleted.deletedAt(inserts);
+    Set<RowKey> inserted = none ? null : written;
     batch.latest.forEach((key, change) -> {
       ChangeOrder at = deletedAt.get(key);
       if (!found.contains(key) && (at == null || !at.isAfter(change.order()))) {
-        applied(List.of(key), change, rows, deletes, written); // a key the table does not hold (any more)
+        applied(List.of(key), change, rows, deletes, inserted); // a key the table does not hold (any more)
       }
     });
     rows.sort(order);
@@ -282,13 +324,16 @@ final class TableMerge {
     }
   }
 
+  /** @param written where the keys of a written change go; null when nobody needs them */
   private static void applied(
       List<RowKey> keys, MergeBatch.Change change, List<Object[]> out, Map<RowKey, ChangeOrder> deletes, Set<RowKey> written) {
     if (change.deletes()) {
       keys.forEach(k -> deletes.put(k, change.order()));
     } else {
       out.add(change.row());
-      written.addAll(keys);
+      if (written != null) {
+        written.addAll(keys);
+      }
     }
   }
 
@@ -330,11 +375,12 @@ final class TableMerge {
     }
   }
 
-  private static Map<List<Column>, List<List<Object>>> keysByColumns(RowLayout layout, MergeBatch batch) {
+  /** The batch's keys per key column set; with {@code known}, only those the table may hold. */
+  private static Map<List<Column>, List<List<Object>>> keysByColumns(RowLayout layout, MergeBatch batch, TableKeys known) {
     Map<List<Column>, List<List<Object>>> out = new LinkedHashMap<>();
     for (KeyColumns k : batch.keyColumns()) {
       List<Column> columns = k.names().stream().map(n -> layout.columns().get(layout.slot(n))).toList();
-      out.put(columns, batch.keys(k));
+      out.put(columns, known == null ? batch.keys(k) : batch.keys(k, known::mayHold));
     }
     return out;
   }
