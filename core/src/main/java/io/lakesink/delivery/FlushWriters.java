@@ -1,10 +1,7 @@
 package io.lakesink.delivery;
 
 import java.util.concurrent.Executor;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Where flushes run. The standalone worker writes Parquet and commits on a small pool of writer
@@ -28,15 +25,7 @@ public final class FlushWriters {
       this.pool = null;
       return;
     }
-    AtomicInteger n = new AtomicInteger();
-    // Daemon threads that end when idle: a worker that stops (or a test) needs no close, and a
-    // flush hanging on storage at exit does not keep the JVM alive after the final flush gave up.
-    this.pool = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
-      Thread t = new Thread(r, THREAD_PREFIX + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    });
-    pool.allowCoreThreadTimeOut(true);
+    this.pool = IdleDaemonPool.create(THREAD_PREFIX, threads);
   }
 
   /** A pool of its own for one worker's tables. */

@@ -105,6 +105,6 @@ public record CurrentStateDefinition(
   }
 
   private static String qualified(List<String> parts) {
-    return CurrentStateView.qualified(parts.subList(0, parts.size() - 1), parts.get(parts.size() - 1));
+    return CurrentStateView.qualified(parts);
   }
 }

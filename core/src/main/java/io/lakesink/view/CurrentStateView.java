@@ -93,6 +93,11 @@ public final class CurrentStateView {
   }
 
   /** {@code `a`.`b`.`c`}: each part quoted. */
+  /** A name given as its parts, the last one the object's: {@code catalog.schema.table} quoted. */
+  static String qualified(List<String> parts) {
+    return qualified(parts.subList(0, parts.size() - 1), parts.get(parts.size() - 1));
+  }
+
   public static String qualified(List<String> namespace, String name) {
     List<String> parts = new ArrayList<>(namespace);
     parts.add(name);

@@ -33,11 +33,11 @@ public record HistoryDefinition(
   }
 
   public String viewName() {
-    return CurrentStateView.qualified(view.subList(0, view.size() - 1), view.get(view.size() - 1));
+    return CurrentStateView.qualified(view);
   }
 
   public String changelogName() {
-    return CurrentStateView.qualified(changelog.subList(0, changelog.size() - 1), changelog.get(changelog.size() - 1));
+    return CurrentStateView.qualified(changelog);
   }
 
   public String comment() {

@@ -1,6 +1,7 @@
 package io.lakesink.kafka;
 
 import io.lakesink.error.SourcePosition;
+import io.lakesink.delivery.IdleDaemonPool;
 import io.lakesink.event.ChangeEvent;
 import io.lakesink.kafka.decode.RecordDecoder;
 import java.util.ArrayList;
@@ -10,10 +11,7 @@ import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -58,14 +56,7 @@ final class DecodePool {
       this.pool = null;
       return;
     }
-    AtomicInteger n = new AtomicInteger();
-    // Daemon threads that end when idle, as the writers: a stopped worker (or a test) needs no close.
-    this.pool = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
-      Thread t = new Thread(r, THREAD_PREFIX + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    });
-    pool.allowCoreThreadTimeOut(true);
+    this.pool = IdleDaemonPool.create(THREAD_PREFIX, threads);
   }
 
   /** One decoder thread per core: the poll thread mostly waits for them, the writers share the cores. */
