@@ -241,10 +241,10 @@ public final class MergeDelivery extends BufferedDelivery {
     } else if (batch.latest.values().stream().allMatch(c -> c.event().op() == Operation.READ)
         && batch.latest.size() >= SCAN_KEYS_FROM) {
       long start = System.nanoTime();
-      tableKeys = TableKeys.scan(table.positionedReader(layout.columns(), key.names()), files, key, version).orElse(null);
+      tableKeys = TableKeys.scan(table.positionedReader(layout.columns(), key.names()), files, key, version)
+          .filter(TableKeys::fits).orElse(null);
       log.info("Read the keys of {} ({} files) for its snapshot in {} ms: {}", tableName(), files.size(),
-          (System.nanoTime() - start) / 1_000_000,
-          tableKeys == null ? "more than " + (TableKeys.MAX_BYTES >> 20) + " MiB, not kept" : tableKeys.bytes() + " bytes");
+          (System.nanoTime() - start) / 1_000_000, tableKeys == null ? tooMany() : tableKeys.bytes() + " bytes");
     }
     return tableKeys;
   }
@@ -258,12 +258,16 @@ public final class MergeDelivery extends BufferedDelivery {
       return;
     }
     known.committed(batch.latest.keySet(), version);
-    if (known.bytes() > TableKeys.MAX_BYTES) {
-      log.info("The keys of {} take more than {} MiB; merges look for every key in the files", tableName(),
-          TableKeys.MAX_BYTES >> 20);
+    if (!known.fits()) {
+      log.info("The keys of {}: {}; merges look for every key in the files", tableName(), tooMany());
       return;
     }
     tableKeys = known;
+  }
+
+  private static String tooMany() {
+    return "more than " + (TableKeys.MAX_BYTES >> 20) + " MiB, or more than all tables' "
+        + (TableKeys.ALL_TABLES_BYTES >> 20) + " MiB with the others', not kept";
   }
 
   /** Batch keys inserted without reading any file: the table provably lacked them ({@link TableKeys}). */

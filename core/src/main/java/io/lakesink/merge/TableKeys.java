@@ -5,7 +5,10 @@ import io.lakesink.delta.TableFile;
 import io.lakesink.event.ColumnType;
 import io.lakesink.merge.KeyColumns.RowKey;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
+import java.util.Set;
+import java.util.WeakHashMap;
 import org.roaringbitmap.RoaringBitmap;
 
 /**
@@ -29,6 +32,14 @@ import org.roaringbitmap.RoaringBitmap;
 final class TableKeys {
   /** Above this the set is dropped and merges read files as before: the heap is not the table's. */
   static final long MAX_BYTES = 64L << 20;
+  /**
+   * What the sets of all of a worker's tables may take together, an eighth of the heap: a set
+   * that would go past it is dropped, so many big tables keyed at once slow down to reading
+   * files instead of running out of memory.
+   */
+  static final long ALL_TABLES_BYTES = Runtime.getRuntime().maxMemory() / 8;
+  /** Every set some table may still hold; weak, so a set dropped or forgotten with its table stops counting. */
+  private static final Set<TableKeys> LIVE = Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
 
   private final List<String> columns;
   private final boolean integer;
@@ -39,6 +50,7 @@ final class TableKeys {
     this.columns = key.names();
     this.integer = isInteger(key);
     this.version = version;
+    LIVE.add(this);
   }
 
   /** The keys of a table that holds no file at {@code version}: none. */
@@ -110,8 +122,37 @@ final class TableKeys {
     version = newVersion;
   }
 
+  /** What the sets still counted take together. */
+  static long liveBytes() {
+    long all = 0;
+    synchronized (LIVE) {
+      for (TableKeys k : LIVE) {
+        all += k.bytes();
+      }
+    }
+    return all;
+  }
+
   long version() {
     return version;
+  }
+
+  /**
+   * Whether it may be kept: within {@link #MAX_BYTES}, and within {@link #ALL_TABLES_BYTES} with
+   * the other tables' sets. One that does not fit is given up here (no longer counted).
+   */
+  boolean fits() {
+    return fits(ALL_TABLES_BYTES);
+  }
+
+  boolean fits(long allTablesBytes) {
+    long mine = bytes();
+    long others = liveBytes() - mine;
+    if (mine <= MAX_BYTES && others + mine <= allTablesBytes) {
+      return true;
+    }
+    LIVE.remove(this);
+    return false;
   }
 
   long bytes() {
