@@ -47,18 +47,23 @@ public final class CurrentState {
           || truncated != null && !ChangeOrder.of(row).isAfter(truncated)) {
         continue;
       }
-      Map<String, Object> out = new LinkedHashMap<>(row);
-      out.remove(ChangelogColumns.DELETED);
-      out.remove(ChangelogColumns.PARTITION);
-      out.remove(ChangelogColumns.OFFSET);
-      out.remove(ChangelogColumns.INGEST_DATE);
-      if (!includeMetadataColumns) {
-        out.remove(ChangelogColumns.OP);
-        out.remove(ChangelogColumns.TS_MS);
-      }
-      visible.add(out);
+      visible.add(visibleColumns(row, includeMetadataColumns));
     }
     return visible;
+  }
+
+  /** A changelog row as the view shows it: without the columns the view leaves out. */
+  static Map<String, Object> visibleColumns(Map<String, Object> row, boolean includeMetadataColumns) {
+    Map<String, Object> out = new LinkedHashMap<>(row);
+    out.remove(ChangelogColumns.DELETED);
+    out.remove(ChangelogColumns.PARTITION);
+    out.remove(ChangelogColumns.OFFSET);
+    out.remove(ChangelogColumns.INGEST_DATE);
+    if (!includeMetadataColumns) {
+      out.remove(ChangelogColumns.OP);
+      out.remove(ChangelogColumns.TS_MS);
+    }
+    return out;
   }
 
   /** Where the latest truncate ranks, or null without one: every change ranked below it is gone. */

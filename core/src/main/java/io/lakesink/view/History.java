@@ -45,15 +45,7 @@ public final class History {
             break; // in rank order: the first one above is the earliest
           }
         }
-        Map<String, Object> version = new LinkedHashMap<>(row);
-        version.remove(ChangelogColumns.DELETED);
-        version.remove(ChangelogColumns.PARTITION);
-        version.remove(ChangelogColumns.OFFSET);
-        version.remove(ChangelogColumns.INGEST_DATE);
-        if (!includeMetadataColumns) {
-          version.remove(ChangelogColumns.OP);
-          version.remove(ChangelogColumns.TS_MS);
-        }
+        Map<String, Object> version = CurrentState.visibleColumns(row, includeMetadataColumns);
         version.put(HistoryView.VALID_FROM, row.get(ChangelogColumns.TS_MS));
         version.put(HistoryView.VALID_TO, closedBy == null ? null : closedBy.tsMs());
         version.put(HistoryView.IS_CURRENT, closedBy == null);
