@@ -4,6 +4,7 @@ import io.lakesink.error.SourcePosition;
 import io.lakesink.delivery.IdleDaemonPool;
 import io.lakesink.event.ChangeEvent;
 import io.lakesink.kafka.decode.RecordDecoder;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -74,7 +75,7 @@ final class DecodePool {
   }
 
   /** Decodes one record on the calling thread: a record whose outcome was not decoded ahead. */
-  Object decodeNow(ConsumerRecord<byte[], byte[]> record) {
+  Object decodeNow(ConsumerRecord<byte[], ByteBuffer> record) {
     return byTopic.get(record.topic()).decode(List.of(record), 0, 1)[0];
   }
 
@@ -82,10 +83,10 @@ final class DecodePool {
    * Starts decoding {@code records}; records of partitions {@code wanted} refuses are not decoded
    * (their outcome is {@link #NOT_DECODED}).
    */
-  Batch start(ConsumerRecords<byte[], byte[]> records, Predicate<TopicPartition> wanted) {
+  Batch start(ConsumerRecords<byte[], ByteBuffer> records, Predicate<TopicPartition> wanted) {
     List<PartitionRuns> partitions = new ArrayList<>();
     for (TopicPartition tp : records.partitions()) {
-      List<ConsumerRecord<byte[], byte[]>> theirs = records.records(tp);
+      List<ConsumerRecord<byte[], ByteBuffer>> theirs = records.records(tp);
       Lanes lanes = byTopic.get(tp.topic());
       List<CompletableFuture<Object[]>> runs = new ArrayList<>();
       boolean decode = lanes != null && wanted.test(tp);
@@ -121,7 +122,7 @@ final class DecodePool {
   record Batch(List<PartitionRuns> partitions) {}
 
   /** One partition's records in offset order, and the outcomes of their runs. */
-  record PartitionRuns(TopicPartition partition, List<ConsumerRecord<byte[], byte[]>> records,
+  record PartitionRuns(TopicPartition partition, List<ConsumerRecord<byte[], ByteBuffer>> records,
       List<CompletableFuture<Object[]>> runs) {
 
     /**
@@ -147,7 +148,7 @@ final class DecodePool {
       this.factory = factory;
     }
 
-    Object[] decode(List<ConsumerRecord<byte[], byte[]>> records, int from, int to) {
+    Object[] decode(List<ConsumerRecord<byte[], ByteBuffer>> records, int from, int to) {
       RecordDecoder decoder = idle.poll();
       if (decoder == null) {
         synchronized (Lanes.class) { // factories share state between topics (registry clients): one at a time
@@ -157,7 +158,7 @@ final class DecodePool {
       Object[] out = new Object[to - from];
       try {
         for (int i = from; i < to; i++) {
-          ConsumerRecord<byte[], byte[]> r = records.get(i);
+          ConsumerRecord<byte[], ByteBuffer> r = records.get(i);
           try {
             out[i - from] = decoder.decode(new SourcePosition(r.topic(), r.partition(), r.offset()), r.key(), r.value());
           } catch (Throwable t) { // handed to the poll thread, which decides (Errors are rethrown there)

@@ -16,6 +16,7 @@ import io.lakesink.event.ChangeEvent;
 import io.lakesink.kafka.PartitionPauses.Reason;
 import io.lakesink.kafka.decode.DecodeException;
 import io.lakesink.kafka.decode.RecordDecoder;
+import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,6 +38,7 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteBufferDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -75,7 +77,7 @@ public final class KafkaWorker implements AutoCloseable {
   /** A table's subscription topic with its decoder. */
   public record Route(TableDelivery delivery, Supplier<RecordDecoder> decoder) {}
 
-  private final KafkaConsumer<byte[], byte[]> consumer;
+  private final KafkaConsumer<byte[], ByteBuffer> consumer;
   private final Map<String, TableDelivery> byTopic = new LinkedHashMap<>();
   private final DecodePool decoders;
   private final FlushHook hook;
@@ -155,7 +157,9 @@ public final class KafkaWorker implements AutoCloseable {
     // Not overridable: offsets are committed by hand, after the Delta commit.
     props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    // Values are read where the consumer fetched them, not copied into an array each: decoders
+    // take the buffer (RecordDecoder) and keep nothing of it, so no event holds on to a fetch.
+    props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteBufferDeserializer.class.getName());
     this.pollBudgetMillis =
         Long.parseLong(String.valueOf(props.getOrDefault(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, "300000"))) / 2;
     this.consumer = new KafkaConsumer<>(props);
@@ -192,7 +196,7 @@ public final class KafkaWorker implements AutoCloseable {
     try {
       while (!stopping) {
         subscribe(rebalances);
-        ConsumerRecords<byte[], byte[]> records = subscribed.isEmpty() ? idle() : consumer.poll(POLL);
+        ConsumerRecords<byte[], ByteBuffer> records = subscribed.isEmpty() ? idle() : consumer.poll(POLL);
         lastPollMillis = clock.millis();
         for (DecodePool.PartitionRuns p : decoders.start(records, this::reading).partitions()) {
           TableDelivery delivery = byTopic.get(p.partition().topic());
@@ -288,7 +292,7 @@ public final class KafkaWorker implements AutoCloseable {
   }
 
   /** No topic to read yet (a pattern that matches nothing so far): wait as a poll would. */
-  private ConsumerRecords<byte[], byte[]> idle() {
+  private ConsumerRecords<byte[], ByteBuffer> idle() {
     try {
       Thread.sleep(POLL.toMillis());
     } catch (InterruptedException e) {
@@ -350,7 +354,7 @@ public final class KafkaWorker implements AutoCloseable {
    * Applies one record at its turn: {@code decoded} is its outcome from the decoder threads, or
    * {@link DecodePool#NOT_DECODED} (then it is decoded here, should its partition be read after all).
    */
-  private void handle(ConsumerRecord<byte[], byte[]> record, TopicPartition tp, TableDelivery delivery, Object decoded) {
+  private void handle(ConsumerRecord<byte[], ByteBuffer> record, TopicPartition tp, TableDelivery delivery, Object decoded) {
     consumed.merge(record.topic(), 1L, Long::sum);
     if (!reading(tp)) {
       // Records fetched before the partition was paused are left unread: it is re-read from

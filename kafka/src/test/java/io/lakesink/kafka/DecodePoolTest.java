@@ -12,6 +12,7 @@ import io.lakesink.event.ChangeEvent;
 import io.lakesink.kafka.decode.DebeziumJsonDecoder;
 import io.lakesink.kafka.decode.DecodeException;
 import io.lakesink.kafka.decode.RecordDecoder;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -53,18 +54,38 @@ class DecodePoolTest {
     };
   }
 
-  static ConsumerRecord<byte[], byte[]> record(int partition, long offset) {
+  static ConsumerRecord<byte[], ByteBuffer> record(int partition, long offset) {
     String v = value((int) offset + partition * 5);
     return new ConsumerRecord<>(TOPIC, partition, offset, ("{\"id\":" + offset + "}").getBytes(StandardCharsets.UTF_8),
-        v == null ? null : v.getBytes(StandardCharsets.UTF_8));
+        v == null ? null : inFetchBuffer(v.getBytes(StandardCharsets.UTF_8)));
+  }
+
+  /**
+   * The value as the consumer hands it over: a slice of a larger fetch buffer, other records'
+   * bytes on either side (here: bytes that are not JSON, so reading past the slice would fail).
+   */
+  static ByteBuffer inFetchBuffer(byte[] value) {
+    byte[] fetch = new byte[value.length + 16];
+    java.util.Arrays.fill(fetch, (byte) '#');
+    System.arraycopy(value, 0, fetch, 7, value.length);
+    return ByteBuffer.wrap(fetch, 7, value.length).slice();
+  }
+
+  static byte[] copy(ByteBuffer value) {
+    if (value == null) {
+      return null;
+    }
+    byte[] bytes = new byte[value.remaining()];
+    value.duplicate().get(bytes);
+    return bytes;
   }
 
   /** A hot partition of many runs, two quiet ones, and one of exactly one run. */
-  static ConsumerRecords<byte[], byte[]> poll() {
-    Map<TopicPartition, List<ConsumerRecord<byte[], byte[]>>> byPartition = new LinkedHashMap<>();
+  static ConsumerRecords<byte[], ByteBuffer> poll() {
+    Map<TopicPartition, List<ConsumerRecord<byte[], ByteBuffer>>> byPartition = new LinkedHashMap<>();
     int[] sizes = {DecodePool.RUN * 7 + 13, 3, 1, DecodePool.RUN};
     for (int p = 0; p < sizes.length; p++) {
-      List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+      List<ConsumerRecord<byte[], ByteBuffer>> records = new ArrayList<>();
       for (int o = 0; o < sizes[p]; o++) {
         records.add(record(p, 1000 + o));
       }
@@ -86,9 +107,10 @@ class DecodePoolTest {
         + Arrays.deepToString(e.values()) + " key=" + e.recordKeyFields() + " " + e.sizeBytes() + " " + e.snapshotEnd();
   }
 
-  static String serially(ConsumerRecord<byte[], byte[]> r, RecordDecoder decoder) {
+  static String serially(ConsumerRecord<byte[], ByteBuffer> r, RecordDecoder decoder) {
     try {
-      return describe(decoder.decode(new SourcePosition(r.topic(), r.partition(), r.offset()), r.key(), r.value()));
+      // The record's own array, as a decoder reads a record it was given whole.
+      return describe(decoder.decode(new SourcePosition(r.topic(), r.partition(), r.offset()), r.key(), copy(r.value())));
     } catch (DecodeException | RuntimeException e) {
       return describe(new DecodePool.Failure(e));
     }
@@ -96,7 +118,7 @@ class DecodePoolTest {
 
   @Test
   void severalThreadsDecodeEveryRecordAsOneDecoderInOrder() {
-    ConsumerRecords<byte[], byte[]> records = poll();
+    ConsumerRecords<byte[], ByteBuffer> records = poll();
     DecodePool pool = new DecodePool(4);
     pool.add(TOPIC, DebeziumJsonDecoder::new);
 

@@ -11,6 +11,7 @@ import io.lakesink.event.NonTableTopic;
 import io.lakesink.event.Operation;
 import io.lakesink.kafka.decode.RowBuilder.Row;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -42,20 +43,27 @@ public final class DebeziumJsonDecoder implements RecordDecoder {
 
   @Override
   public ChangeEvent decode(SourcePosition position, byte[] key, byte[] value) throws DecodeException {
-    if (value == null) {
-      return null; // tombstone: the delete itself was the preceding 'd' event
-    }
-    Document doc = new Document(value);
+    // A tombstone (null value): the delete itself was the preceding 'd' event.
+    return value == null ? null : decode(position, key, Document.of(value));
+  }
+
+  /** Reads the record where the consumer fetched it: its bytes are not copied first. */
+  @Override
+  public ChangeEvent decode(SourcePosition position, byte[] key, ByteBuffer value) throws DecodeException {
+    return value == null ? null : decode(position, key, RecordBytes.document(value));
+  }
+
+  private ChangeEvent decode(SourcePosition position, byte[] key, Document doc) throws DecodeException {
     Payload known = payloadWithLastSchema(doc);
     if (known != null) {
       return event(position, doc, known.scan(), known.range(), key);
     }
-    try (JsonParser p = JsonTokens.parser(value, 0, value.length)) {
+    try (JsonParser p = JsonTokens.parser(doc.bytes(), doc.start(), doc.end())) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
-        return notAnObject(value);
+        return notAnObject(doc);
       }
       PayloadScan payload = PayloadScan.root(p, doc, recordSchemas, untypedSchemas);
-      Document.Range range = new Document.Range(0, value.length);
+      Document.Range range = doc.whole();
       ConnectWrapper wrapper = payload.wrapper();
       if (wrapper.present()) {
         if (wrapper.payloadType() == JsonNodeType.NULL) {
@@ -85,11 +93,11 @@ public final class DebeziumJsonDecoder implements RecordDecoder {
    */
   private Payload payloadWithLastSchema(Document doc) throws DecodeException {
     byte[] value = doc.bytes();
-    int start = recordSchemas.payloadAfterLastSchema(value);
+    int start = recordSchemas.payloadAfterLastSchema(doc);
     if (start < 0) {
       return null;
     }
-    try (JsonParser p = JsonTokens.parser(value, start, value.length)) {
+    try (JsonParser p = JsonTokens.parser(value, start, doc.end())) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
         return null;
       }
@@ -97,10 +105,10 @@ public final class DebeziumJsonDecoder implements RecordDecoder {
       int end = JsonTokens.position(p, start);
       // The wrapper must end with the payload, as a tree would have read it.
       int i = end;
-      while (i < value.length && (value[i] == ' ' || value[i] == '\n' || value[i] == '\r' || value[i] == '\t')) {
+      while (i < doc.end() && (value[i] == ' ' || value[i] == '\n' || value[i] == '\r' || value[i] == '\t')) {
         i++;
       }
-      return i < value.length && value[i] == '}' ? new Payload(scan, new Document.Range(start, end)) : null;
+      return i < doc.end() && value[i] == '}' ? new Payload(scan, new Document.Range(start, end)) : null;
     } catch (IOException e) {
       return null;
     } catch (NumberFormatException e) {
@@ -113,8 +121,8 @@ public final class DebeziumJsonDecoder implements RecordDecoder {
     try {
       List<String> keyFields = RecordKeyFields.of(key);
       return payload.isEnvelope()
-          ? envelope(position, doc, payload, key, keyFields, doc.bytes().length)
-          : flattened(position, doc, payload.flattened(doc, range), keyFields, doc.bytes().length);
+          ? envelope(position, doc, payload, key, keyFields, doc.size())
+          : flattened(position, doc, payload.flattened(doc, range), keyFields, doc.size());
     } catch (IOException e) {
       throw notJson("value", e); // the record was read whole: parts read again are well-formed
     } catch (NumberFormatException e) {
@@ -123,8 +131,8 @@ public final class DebeziumJsonDecoder implements RecordDecoder {
   }
 
   /** A record whose value is not an object: null (no change) for JSON null, else refused. */
-  private static ChangeEvent notAnObject(byte[] value) throws DecodeException {
-    JsonNode root = parse(value, "value"); // rare: read whole, for the same messages as any record
+  private static ChangeEvent notAnObject(Document doc) throws DecodeException {
+    JsonNode root = parse(doc.bytes(), doc.start(), doc.size(), "value"); // rare: read whole, for the same messages as any record
     if (root.isNull()) {
       return null;
     }
@@ -199,8 +207,12 @@ public final class DebeziumJsonDecoder implements RecordDecoder {
   }
 
   static JsonNode parse(byte[] bytes, String what) throws DecodeException {
+    return parse(bytes, 0, bytes.length, what);
+  }
+
+  private static JsonNode parse(byte[] bytes, int offset, int length, String what) throws DecodeException {
     try {
-      JsonNode n = JsonTokens.MAPPER.readTree(bytes);
+      JsonNode n = JsonTokens.MAPPER.readTree(bytes, offset, length);
       if (n == null) {
         throw new DecodeException("the record " + what + " is empty");
       }

@@ -3,6 +3,7 @@ package io.lakesink.kafka.decode;
 import io.lakesink.error.SourcePosition;
 import io.lakesink.event.ChangeEvent;
 import io.lakesink.kafka.avro.AvroDebeziumDecoder;
+import java.nio.ByteBuffer;
 import java.util.function.Supplier;
 
 /**
@@ -32,5 +33,19 @@ public final class DetectingDecoder implements RecordDecoder {
       }
     }
     return avro.decode(position, key, value);
+  }
+
+  /** JSON is read where the consumer fetched it; Avro from a copy (its decoder reads arrays). */
+  @Override
+  public ChangeEvent decode(SourcePosition position, byte[] key, ByteBuffer value) throws DecodeException {
+    if (value == null || !looksLikeConfluentAvro(value)) {
+      return json.decode(position, key, value);
+    }
+    return decode(position, key, RecordBytes.copy(value));
+  }
+
+  /** {@link AvroDebeziumDecoder#looksLikeConfluentAvro} of the bytes from the buffer's position. */
+  private static boolean looksLikeConfluentAvro(ByteBuffer value) {
+    return value.remaining() >= AvroDebeziumDecoder.HEADER_LENGTH && value.get(value.position()) == AvroDebeziumDecoder.MAGIC_BYTE;
   }
 }

@@ -60,7 +60,7 @@ final class PayloadScan {
   /** The root object of a record, which may also be the Connect converter's schema/payload wrapper. */
   static PayloadScan root(JsonParser p, Document doc, RecordSchemas schemas, UntypedSchemas untyped) throws IOException {
     PayloadScan scan = new PayloadScan(untyped, null, new ConnectWrapper(doc, schemas, untyped));
-    scan.scan(p, 0);
+    scan.scan(p, doc.start()); // the parser reads from the record's start: its offsets count from there
     return scan;
   }
 

@@ -44,15 +44,16 @@ final class RecordSchemas {
    * schema is then not even read past: it is a complete JSON value, so equal bytes end where it
    * ended.
    */
-  int payloadAfterLastSchema(byte[] value) {
+  int payloadAfterLastSchema(Document doc) {
     if (last == null) {
       return -1;
     }
-    int schemaStart = SCHEMA_FIELD.length;
+    byte[] value = doc.bytes();
+    int schemaStart = doc.start() + SCHEMA_FIELD.length;
     int schemaEnd = schemaStart + last.key().length();
     int payloadStart = schemaEnd + PAYLOAD_FIELD.length;
-    boolean matches = payloadStart < value.length
-        && Arrays.equals(value, 0, schemaStart, SCHEMA_FIELD, 0, SCHEMA_FIELD.length)
+    boolean matches = payloadStart < doc.end()
+        && Arrays.equals(value, doc.start(), schemaStart, SCHEMA_FIELD, 0, SCHEMA_FIELD.length)
         && last.key().sameAs(value, schemaStart, schemaEnd)
         && Arrays.equals(value, schemaEnd, payloadStart, PAYLOAD_FIELD, 0, PAYLOAD_FIELD.length);
     return matches ? payloadStart : -1;
