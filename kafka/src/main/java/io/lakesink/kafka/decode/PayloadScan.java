@@ -18,7 +18,15 @@ import java.util.Set;
 final class PayloadScan {
   private final UntypedSchemas untyped;
   private final RecordSchema schema; // null when the record has none
-  private final ConnectWrapper wrapper; // at the root only
+  // A root object's record and schemas (null for a payload read on its own), for the Connect
+  // converter's wrapper; the wrapper itself once a schema or payload field was seen: most
+  // records have neither, and an object for nothing would be one more allocation per event.
+  private final Document rootDoc;
+  private final RecordSchemas rootSchemas;
+  private ConnectWrapper wrapper;
+
+  /** The wrapper of a root without {@code schema} or {@code payload}. */
+  private static final ConnectWrapper NO_WRAPPER = new ConnectWrapper(null, null, null);
 
   // The envelope: JsonNode.has / asText(null) / longValue semantics of the fields, last one wins.
   boolean hasOp;
@@ -51,15 +59,16 @@ final class PayloadScan {
    */
   private static final Set<String> ENVELOPE_FIRST = Set.of("before", "after", "op");
 
-  private PayloadScan(UntypedSchemas untyped, RecordSchema schema, ConnectWrapper wrapper) {
+  private PayloadScan(UntypedSchemas untyped, RecordSchema schema, Document rootDoc, RecordSchemas rootSchemas) {
     this.untyped = untyped;
     this.schema = schema;
-    this.wrapper = wrapper;
+    this.rootDoc = rootDoc;
+    this.rootSchemas = rootSchemas;
   }
 
   /** The root object of a record, which may also be the Connect converter's schema/payload wrapper. */
   static PayloadScan root(JsonParser p, Document doc, RecordSchemas schemas, UntypedSchemas untyped) throws IOException {
-    PayloadScan scan = new PayloadScan(untyped, null, new ConnectWrapper(doc, schemas, untyped));
+    PayloadScan scan = new PayloadScan(untyped, null, doc, schemas);
     scan.scan(p, doc.start()); // the parser reads from the record's start: its offsets count from there
     return scan;
   }
@@ -71,14 +80,14 @@ final class PayloadScan {
    * @param base where the parser's input starts in the record
    */
   static PayloadScan payload(JsonParser p, int base, RecordSchema schema, UntypedSchemas untyped) throws IOException {
-    PayloadScan scan = new PayloadScan(untyped, schema, null);
+    PayloadScan scan = new PayloadScan(untyped, schema, null, null);
     scan.scan(p, base);
     return scan;
   }
 
   /** The root's wrapper fields, present or not. */
   ConnectWrapper wrapper() {
-    return wrapper;
+    return wrapper != null ? wrapper : NO_WRAPPER;
   }
 
   /**
@@ -89,7 +98,7 @@ final class PayloadScan {
     if (!flatSkipped) {
       return this;
     }
-    PayloadScan again = new PayloadScan(untyped, schema, null);
+    PayloadScan again = new PayloadScan(untyped, schema, null, null);
     try (JsonParser p = JsonTokens.parser(doc.bytes(), range.start(), range.end())) {
       p.nextToken();
       again.scanFields(p, range.start());
@@ -160,7 +169,7 @@ final class PayloadScan {
 
   private void field(String name, JsonToken t, JsonParser p, int base) throws IOException {
     boolean container = t.isStructStart();
-    boolean wrapperField = wrapper != null && (name.equals("schema") || name.equals("payload"));
+    boolean wrapperField = rootDoc != null && (name.equals("schema") || name.equals("payload"));
     // Where a container starts, when it may be read again (a location costs an allocation).
     int start = container && (flat != null || wrapperField || name.equals("before")) ? JsonTokens.tokenStart(p, base) : -1;
     boolean readPast = false; // a container this pass consumed for its own purpose
@@ -206,7 +215,7 @@ final class PayloadScan {
       case "__deleted" -> deleted = t == JsonToken.VALUE_TRUE || t == JsonToken.VALUE_STRING && "true".equalsIgnoreCase(p.getText());
       case "__ts_ms" -> flatTsMs = JsonTokens.longOrNull(p);
       case "__source_ts_ms" -> flatSourceTsMs = JsonTokens.longOrNull(p);
-      case "schema", "payload" -> readPast = wrapperField && wrapper.field(name, t, p, start, base);
+      case "schema", "payload" -> readPast = wrapperField && rootWrapper().field(name, t, p, start, base);
       default -> { }
     }
     if (readPast) {
@@ -224,6 +233,13 @@ final class PayloadScan {
     } else {
       p.skipChildren();
     }
+  }
+
+  private ConnectWrapper rootWrapper() {
+    if (wrapper == null) {
+      wrapper = new ConnectWrapper(rootDoc, rootSchemas, untyped);
+    }
+    return wrapper;
   }
 
   /** {@code source.ts_ms}, {@code source.connector} and {@code source.snapshot}; the rest of the block is read past. */

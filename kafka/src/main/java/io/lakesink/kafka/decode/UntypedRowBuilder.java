@@ -13,17 +13,19 @@ import java.util.Map;
 /**
  * A row without a schema: every field a string column ({@link JsonValues#text} of its value).
  * Rows of a stream nearly always have the fields of the previous row in the same order; while
- * they do, neither a name lookup nor a schema lookup is needed.
+ * they do, neither a name lookup nor a schema lookup is needed, the names are not even kept
+ * (they are the previous row's), and the values array, sized for the previous row, becomes the
+ * row's without a copy: this runs once per event.
  */
 final class UntypedRowBuilder implements RowBuilder {
   private static final int LINEAR_SEARCH_LIMIT = 16;
   private final UntypedSchemas schemas;
   private final boolean flattened;
   private final List<String> expected; // the previous row's fields
-  private String[] names;
+  private String[] names; // null while asExpected: the names are then expected's
   private Object[] values; // a String, null, a Failed or a Document.Range
   private int n;
-  private boolean asExpected = true; // names[0..n) are expected[0..n)
+  private boolean asExpected = true; // the fields so far are expected[0..n), in that order
   private Map<String, Integer> index; // names by position, once the row is too wide to search
 
   /** A value that could not be read; reported only if it is still the field's value at the end. */
@@ -34,9 +36,7 @@ final class UntypedRowBuilder implements RowBuilder {
     this.schemas = schemas;
     this.flattened = flattened;
     this.expected = schemas.lastNames();
-    int capacity = Math.max(8, expected.size());
-    names = new String[capacity];
-    values = new Object[capacity];
+    values = new Object[expected.isEmpty() ? 8 : expected.size()];
   }
 
   @Override
@@ -82,7 +82,13 @@ final class UntypedRowBuilder implements RowBuilder {
       append(name, value); // expected has no duplicates, so neither has a prefix of it
       return;
     }
-    asExpected = false;
+    if (asExpected) {
+      asExpected = false;
+      names = new String[values.length];
+      for (int i = 0; i < n; i++) {
+        names[i] = expected.get(i);
+      }
+    }
     int i = indexOf(name);
     if (i >= 0) {
       values[i] = value;
@@ -114,18 +120,24 @@ final class UntypedRowBuilder implements RowBuilder {
   }
 
   private void append(String name, Object value) {
-    if (n == names.length) {
-      names = Arrays.copyOf(names, n * 2);
+    if (n == values.length) {
       values = Arrays.copyOf(values, n * 2);
+      if (names != null) {
+        names = Arrays.copyOf(names, n * 2);
+      }
     }
-    names[n] = name;
+    if (names != null) {
+      names[n] = name;
+    }
     values[n++] = value;
   }
 
   @Override
   public Row finish(Document doc) throws DecodeException, IOException {
-    RowSchema schema = asExpected && n == expected.size() ? schemas.last() : schemas.of(List.of(Arrays.copyOf(names, n)));
-    Object[] out = Arrays.copyOf(values, n);
+    RowSchema schema = asExpected && n == expected.size()
+        ? schemas.last()
+        : schemas.of(asExpected ? List.copyOf(expected.subList(0, n)) : List.of(Arrays.copyOf(names, n)));
+    Object[] out = n == values.length ? values : Arrays.copyOf(values, n); // the builder is done with it
     for (int i = 0; i < n; i++) {
       if (out[i] instanceof Failed f) {
         throw f.e();
