@@ -271,6 +271,7 @@ public final class ChangelogThroughputBench {
     Map<Long, Long> writersBefore = writerThreadCpuNanos();
     Map<Long, Long> decodersBefore = threadCpuNanos(DECODER_PREFIX);
     Map<String, Long> groupsBefore = threadCpuByGroup();
+    Map<String, Double> jvmBefore = JvmThreadCpu.now();
     HeapWatch heap = new HeapWatch();
     heap.reset();
 
@@ -322,6 +323,9 @@ public final class ChangelogThroughputBench {
         r.setProperty("thread_cpu." + g, String.valueOf(during / 1e9));
       }
     });
+    // The JVM's own threads (JIT compilers, collector), which ThreadMXBean does not list: most of
+    // what the process spends beside the worker's threads.
+    JvmThreadCpu.now().forEach((g, seconds) -> r.setProperty("jvm_cpu." + g, String.valueOf(seconds - jvmBefore.getOrDefault(g, 0.0))));
     r.setProperty("gc_seconds", String.valueOf((gcMillis() - gcBefore) / 1e3));
     r.setProperty("commits", String.valueOf(phases.commits));
     r.setProperty("write_seconds", String.valueOf(phases.writeNanos / 1e9));
@@ -499,11 +503,14 @@ public final class ChangelogThroughputBench {
       }
     });
     System.out.println();
-    System.out.println("CPU seconds per thread group during the run (ThreadMXBean, live threads at the end; first run of each case):");
+    System.out.println("CPU seconds per thread group during the run (ThreadMXBean, live threads at the end; then the JVM's own"
+        + " threads from /proc: jit = C1/C2 compilers, gc = collector threads, vm = the VM thread; first run of each case):");
     byPartitions.forEach((benchCase, group) -> {
       StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "  %-28s", describe(benchCase) + ":"));
-      group.get(0).stringPropertyNames().stream().filter(k -> k.startsWith("thread_cpu.")).sorted()
-          .forEach(k -> line.append(String.format(Locale.ROOT, " %s %.2f;", k.substring("thread_cpu.".length()), d(group.get(0), k))));
+      for (String prefix : List.of("thread_cpu.", "jvm_cpu.")) {
+        group.get(0).stringPropertyNames().stream().filter(k -> k.startsWith(prefix)).sorted()
+            .forEach(k -> line.append(String.format(Locale.ROOT, " %s %.2f;", k.substring(prefix.length()), d(group.get(0), k))));
+      }
       System.out.println(line);
     });
     if (!runs.isEmpty()) {
