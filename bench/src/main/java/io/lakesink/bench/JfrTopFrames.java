@@ -17,7 +17,10 @@ import jdk.jfr.consumer.RecordingFile;
  * The top frames of a worker's JFR recording ({@code bench/run} with {@code JFR=1}): CPU samples
  * ({@code jdk.ExecutionSample}) by thread group, the methods that were on CPU themselves (self),
  * overall and per thread group, and the lakesink method nearest the top of each sample (where
- * lakesink's code hands the time to a library: decode, Parquet, Kafka).
+ * lakesink's code hands the time to a library: decode, Parquet, Kafka). Then the allocation
+ * samples ({@code jdk.ObjectAllocationSample}, by their weight: an estimate of the bytes
+ * allocated) by thread group, by class, and by the nearest lakesink frame with the class: where
+ * the garbage the collector works for comes from.
  *
  * <pre>java -cp ... io.lakesink.bench.JfrTopFrames recording.jfr [top]</pre>
  */
@@ -32,13 +35,17 @@ public final class JfrTopFrames {
     Map<String, Map<String, Integer>> lakesinkByGroup = new TreeMap<>();
     Map<String, Integer> groups = new TreeMap<>();
     int samples = 0;
+    Allocations allocations = new Allocations();
     for (RecordedEvent e : RecordingFile.readAllEvents(Path.of(args[0]))) {
+      if (e.getEventType().getName().equals("jdk.ObjectAllocationSample")) {
+        allocations.add(e);
+        continue;
+      }
       if (!e.getEventType().getName().equals("jdk.ExecutionSample") || e.getStackTrace() == null) {
         continue;
       }
       samples++;
-      String thread = e.getThread("sampledThread") == null ? "?" : e.getThread("sampledThread").getJavaName();
-      String group = thread == null ? "?" : thread.replaceAll(" \\|.*$", "").replaceAll("[0-9]+$", "");
+      String group = group(e.getThread("sampledThread"));
       groups.merge(group, 1, Integer::sum);
       RecordedStackTrace stack = e.getStackTrace();
       List<RecordedFrame> frames = stack.getFrames();
@@ -68,6 +75,53 @@ public final class JfrTopFrames {
         print("Nearest lakesink frame, " + group, lakesinkByGroup.getOrDefault(group, Map.of()), total, 12);
       }
     });
+    allocations.print(top);
+  }
+
+  /** A thread's group: its name without a trailing number or Kafka's " | client" suffix. */
+  private static String group(jdk.jfr.consumer.RecordedThread t) {
+    String thread = t == null ? null : t.getJavaName();
+    return thread == null ? "?" : thread.replaceAll(" \\|.*$", "").replaceAll("[0-9]+$", "");
+  }
+
+  /** The allocation samples' weights (bytes) by thread group, class, and nearest lakesink frame. */
+  private static final class Allocations {
+    private final Map<String, Long> byGroup = new HashMap<>();
+    private final Map<String, Long> byClass = new HashMap<>();
+    private final Map<String, Long> byLakesinkFrame = new HashMap<>();
+    private long total;
+
+    void add(RecordedEvent e) {
+      long weight = e.getLong("weight");
+      String type = e.getClass("objectClass") == null ? "?" : e.getClass("objectClass").getName();
+      total += weight;
+      byGroup.merge(group(e.getThread("eventThread")), weight, Long::sum);
+      byClass.merge(type, weight, Long::sum);
+      if (e.getStackTrace() != null) {
+        for (RecordedFrame f : e.getStackTrace().getFrames()) {
+          if (f.getMethod() != null && f.getMethod().getType().getName().startsWith("io.lakesink.")) {
+            byLakesinkFrame.merge(name(f) + ":" + f.getLineNumber() + " [" + type + "]", weight, Long::sum);
+            break;
+          }
+        }
+      }
+    }
+
+    void print(int top) {
+      if (total == 0) {
+        return;
+      }
+      System.out.printf(Locale.ROOT, "%nAllocation (jdk.ObjectAllocationSample weights, an estimate): %,d MB%n", total >> 20);
+      printBytes("By thread group", byGroup, top);
+      printBytes("By class", byClass, top);
+      printBytes("By nearest lakesink frame and line [class]", byLakesinkFrame, top);
+    }
+
+    private void printBytes(String title, Map<String, Long> bytes, int top) {
+      System.out.printf(Locale.ROOT, "%n%s:%n", title);
+      bytes.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed().thenComparing(Comparator.comparing(Map.Entry::getKey)))
+          .limit(top).forEach(m -> System.out.printf(Locale.ROOT, "  %5.1f %%  %,7d MB  %s%n", 100.0 * m.getValue() / total, m.getValue() >> 20, m.getKey()));
+    }
   }
 
   private static String name(RecordedFrame f) {
