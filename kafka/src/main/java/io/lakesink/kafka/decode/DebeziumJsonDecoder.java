@@ -3,6 +3,7 @@ package io.lakesink.kafka.decode;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeType;
 import io.lakesink.error.SourcePosition;
@@ -237,6 +238,11 @@ public final class DebeziumJsonDecoder implements RecordDecoder {
     String where = e instanceof JsonProcessingException j && j.getLocation() != null
         ? " at line " + j.getLocation().getLineNr() + ", column " + j.getLocation().getColumnNr()
         : "";
+    if (e instanceof StreamReadException r) {
+      // The exception would keep its parser, and the parser the array it read: the consumer's
+      // whole fetch buffer, held for as long as the table's failure is.
+      r.withParser(null);
+    }
     return new DecodeException("the record " + what + " is not valid JSON" + where, e);
   }
 }

@@ -46,6 +46,26 @@ class DebeziumJsonDecoderTest {
     assertEquals(at, e.position());
   }
 
+  /**
+   * A record read in place in the fetch buffer and refused: the failure is kept while the table
+   * is quarantined, so nothing in it may lead to the buffer (Jackson's exception keeps its parser,
+   * and the parser the array it read).
+   */
+  @Test
+  void aRefusedRecordReadInPlaceKeepsNothingOfTheFetchBuffer() {
+    byte[] record = "{\"after\":{\"id\":1},\"op\":\"c\" \"x\"}".getBytes(StandardCharsets.UTF_8);
+    byte[] fetch = new byte[1 << 20];
+    System.arraycopy(record, 0, fetch, 100, record.length);
+    DecodeException e = assertThrows(DecodeException.class,
+        () -> decoder.decode(at, null, java.nio.ByteBuffer.wrap(fetch, 100, record.length).slice()));
+    assertEquals("the record value is not valid JSON at line 1, column 28", e.getMessage()); // counted from the record's start, not the buffer's
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof com.fasterxml.jackson.core.exc.StreamReadException r) {
+        assertNull(r.getProcessor(), "the parser, which holds the fetch buffer, is let go");
+      }
+    }
+  }
+
   @Test
   void schemalessNumbersKeepTheirDigits() throws Exception {
     ChangeEvent e = decode(null, "{\"after\":{\"a\":12.50,\"b\":1e3,\"c\":123456789012345678901234567890.123},\"op\":\"c\"}");
