@@ -46,8 +46,9 @@ import org.slf4j.LoggerFactory;
  * would insert a key, in the files whose statistics may hold it), and the table records the
  * latest truncate it applied beside the version ({@code …/truncate/*}).
  *
- * <p>Called on one thread at a time: after each changelog commit on the thread that made it, and
- * from the worker's loop (at start, to catch up after a crash, and after a failure).
+ * <p>Called on one thread at a time: its {@link CurrentStateFollower}'s, woken after each
+ * changelog commit and from the worker's loop (at start, to catch up after a crash, and after a
+ * failure). {@link #progress} may be read from any thread.
  */
 public final class CurrentStateTable {
   private static final Logger log = LoggerFactory.getLogger(CurrentStateTable.class);
