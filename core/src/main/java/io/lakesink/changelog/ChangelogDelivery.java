@@ -99,6 +99,7 @@ public final class ChangelogDelivery extends BufferedDelivery {
     if (follower != null) {
       // The follow runs on its own thread: this commit path only wakes it. A failure is the kept
       // table's own (its status says so); the changelog's commit stands.
+      kept.changelogCommitted(version);
       follower.wake();
     }
     return version;

@@ -142,6 +142,8 @@ class CurrentStateFollowerTest {
     commit(d, 3, Operation.DELETE, 2, "b");
     commit(d, 4, Operation.CREATE, 3, "c");
     assertEquals(0, d.keptTable().orElseThrow().commits(), "the changelog's commits did not wait for the follow");
+    assertEquals("behind", progress(d).state());
+    assertEquals(changelogVersion() + 1, progress(d).lagVersions(), "/status counts the commits not followed yet: " + progress(d));
     open.countDown();
     followed(d);
     assertEquals(2, d.keptTable().orElseThrow().commits(), "four changelog commits during one follow cost one more follow");
