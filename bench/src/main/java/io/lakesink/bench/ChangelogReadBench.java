@@ -280,12 +280,15 @@ public final class ChangelogReadBench {
     return new Written(seconds(started), offset, creates, updates, deletes, live.cardinality());
   }
 
-  /** CPU time of the kept table's follower threads so far (live ones: they end after 30 s idle, not within a pass). */
+  /**
+   * CPU time of the kept table's follows so far: the follower's thread and its merges' helper
+   * lanes (no other merge runs here); live threads only (they end after 30 s idle, not within a pass).
+   */
   private static long followCpuNanos() {
     java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
     long total = 0;
     for (java.lang.management.ThreadInfo t : threads.getThreadInfo(threads.getAllThreadIds())) {
-      if (t != null && t.getThreadName().startsWith("lakesink-follow-")) {
+      if (t != null && (t.getThreadName().startsWith("lakesink-follow-") || t.getThreadName().startsWith("lakesink-merge-lane"))) {
         total += Math.max(0, threads.getThreadCpuTime(t.getThreadId()));
       }
     }
