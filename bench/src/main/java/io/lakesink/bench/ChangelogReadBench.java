@@ -129,69 +129,56 @@ public final class ChangelogReadBench {
     int commits = Integer.parseInt(o.get("commits"));
     int rows = Integer.parseInt(o.get("rows"));
     int keys = Integer.parseInt(o.get("keys"));
-    SplittableRandom random = new SplittableRandom(Long.parseLong(o.getOrDefault("seed", "17")));
+    long seed = Long.parseLong(o.getOrDefault("seed", "17"));
     LocalStorage storage = new LocalStorage(dir, "");
     DeltaTable small = new DeltaTable(KernelEngine.create(storage), storage.tableLocation("small"));
 
+    // The changelog with the current-state table on (current_state.object: table): the delivery
+    // wakes its follower after every commit, which follows on its own thread as in the worker.
+    // Then the same changes into a changelog without the table, in the same JVM: the writer's
+    // events/s with the table on and off.
     SteppedClock clock = new SteppedClock();
+    // Untimed: a tenth of the commits into a scratch changelog first, so that neither timed pass
+    // pays for the JIT warming up.
+    Subscription scratch = new Subscription(TOPIC, "warmup", DeliveryMode.CHANGELOG, List.of("id"), SourceFormat.JSON, false);
+    write(new ChangelogDelivery(scratch, new DeltaTable(KernelEngine.create(storage), storage.tableLocation("warmup")),
+        DeliveryContext.of(FlushPolicy.DEFAULT, new QuarantineStore(storage)).withClock(clock)), clock, Math.max(1, commits / 10), rows,
+        keys, seed + 1);
     Subscription subscription = new Subscription(TOPIC, "small", DeliveryMode.CHANGELOG, List.of("id"), SourceFormat.JSON, false);
-    ChangelogDelivery delivery = new ChangelogDelivery(subscription, small,
-        DeliveryContext.of(FlushPolicy.DEFAULT, new QuarantineStore(storage)).withClock(clock));
-    RowSchema schema = new RowSchema(SOURCE_COLUMNS, true);
-    BitSet live = new BitSet(keys);
-    long offset = 0;
-    long creates = 0;
-    long updates = 0;
-    long deletes = 0;
-    // The current-state table lakesink keeps from the changelog (current_state.object: table),
-    // brought up to date after every commit as the worker does; its time is measured apart.
     DeltaTable keptTable = new DeltaTable(KernelEngine.create(storage), storage.tableLocation("kept"));
     CurrentStateTable kept = new CurrentStateTable("small", new DeltaTable(KernelEngine.create(storage), small.location()),
         keptTable, List.of("id"), CurrentStateTable.Hook.NONE, clock);
-    long followNanos = 0;
-    long started = System.nanoTime();
-    for (int c = 0; c < commits; c++) {
-      Instant at = START.plusMillis(c * FLUSH_INTERVAL_MS);
-      clock.set(at);
-      for (int r = 0; r < rows; r++, offset++) {
-        long id = random.nextInt(keys);
-        Operation op;
-        if (!live.get((int) id)) {
-          op = Operation.CREATE;
-          live.set((int) id);
-          creates++;
-        } else if (random.nextInt(10) == 0) {
-          op = Operation.DELETE;
-          live.clear((int) id);
-          deletes++;
-        } else {
-          op = Operation.UPDATE;
-          updates++;
-        }
-        Object[] values = {id, "name-" + id, (long) random.nextInt(1_000_000)};
-        delivery.accept(new ChangeEvent(new SourcePosition(TOPIC, 0, offset), op, at.toEpochMilli() + r, schema, values,
-            List.of("id"), 120));
-      }
-      delivery.flush();
-      long followed = System.nanoTime();
-      if (!kept.follow()) {
-        throw new IllegalStateException("the kept table did not follow: " + kept.progress());
-      }
-      followNanos += System.nanoTime() - followed;
-      if ((c + 1) % 1000 == 0) {
-        System.out.printf(Locale.ROOT, "wrote %,d of %,d commits%n", c + 1, commits);
-      }
+    ChangelogDelivery delivery = new ChangelogDelivery(subscription, small, null,
+        DeliveryContext.of(FlushPolicy.DEFAULT, new QuarantineStore(storage)).withClock(clock), kept);
+    long followCpuBefore = followCpuNanos();
+    Written on = write(delivery, clock, commits, rows, keys, seed);
+    long waited = System.nanoTime();
+    if (!delivery.keptFollower().orElseThrow().awaitIdle(java.time.Duration.ofHours(2)) || kept.progress().lagVersions() > 0) {
+      throw new IllegalStateException("the kept table did not catch up: " + kept.progress());
     }
-    double followSeconds = followNanos / 1e9;
-    double writeSeconds = seconds(started) - followSeconds;
+    double catchUpSeconds = seconds(waited);
+    double followCpuSeconds = (followCpuNanos() - followCpuBefore) / 1e9;
+    System.out.printf(Locale.ROOT, "with the kept table: %,d commits of %d changes in %.1f s (%,.0f changes/s), %d follows (%.1f s"
+            + " of the follower's CPU), caught up %.1f s after the last commit%n",
+        commits, rows, on.seconds(), on.changes() / on.seconds(), kept.commits(), followCpuSeconds, catchUpSeconds);
+    DeltaTable plain = new DeltaTable(KernelEngine.create(storage), storage.tableLocation("plain"));
+    SteppedClock plainClock = new SteppedClock();
+    Written off = write(new ChangelogDelivery(subscription, plain,
+        DeliveryContext.of(FlushPolicy.DEFAULT, new QuarantineStore(storage)).withClock(plainClock)), plainClock, commits, rows, keys, seed);
+    System.out.printf(Locale.ROOT, "without it: %.1f s (%,.0f changes/s): the writer at %.2fx its speed with the table on%n",
+        off.seconds(), off.changes() / off.seconds(), off.seconds() / on.seconds());
+    double writeSeconds = off.seconds();
+    long offset = on.changes();
+    long creates = on.creates();
+    long updates = on.updates();
+    long deletes = on.deletes();
     small.refresh();
     List<TableFile> smallFiles = small.files();
-    System.out.printf(Locale.ROOT, "ChangelogDelivery wrote %,d commits of %d changes (%,d files) in %.1f s%n",
-        commits, rows, smallFiles.size(), writeSeconds);
+    System.out.printf(Locale.ROOT, "ChangelogDelivery wrote %,d commits of %d changes (%,d files)%n", commits, rows, smallFiles.size());
 
     copy(dir.resolve("small"), dir.resolve("optimized"));
     DeltaTable optimized = new DeltaTable(KernelEngine.create(storage), storage.tableLocation("optimized"));
-    started = System.nanoTime();
+    long started = System.nanoTime();
     OptimizeResult optimize = new TableMaintenance("optimized", optimized, List.of(), MaintenanceSettings.DEFAULT, Clock.systemUTC(),
         line -> {}).optimize(false);
     double optimizeSeconds = seconds(started);
@@ -208,11 +195,14 @@ public final class ChangelogReadBench {
     p.setProperty("creates", String.valueOf(creates));
     p.setProperty("updates", String.valueOf(updates));
     p.setProperty("deletes", String.valueOf(deletes));
-    p.setProperty("live_keys", String.valueOf(live.cardinality()));
+    p.setProperty("live_keys", String.valueOf(on.live()));
     p.setProperty("write_seconds", String.valueOf(writeSeconds));
     p.setProperty("optimize_seconds", String.valueOf(optimizeSeconds));
     p.setProperty("optimize", optimize.toString());
-    p.setProperty("follow_seconds", String.valueOf(followSeconds));
+    p.setProperty("write_on_seconds", String.valueOf(on.seconds()));
+    p.setProperty("follows", String.valueOf(kept.commits()));
+    p.setProperty("follow_cpu_seconds", String.valueOf(followCpuSeconds));
+    p.setProperty("catch_up_seconds", String.valueOf(catchUpSeconds));
     // The worker's maintenance optimizes the kept table as it does a MERGE table (clustered on the
     // key, every 100 commits): done here once, at the end, untimed, so its reads see what a reader would.
     OptimizeResult keptOptimize = new TableMaintenance("kept", keptTable.another(), List.of("id"), MaintenanceSettings.DEFAULT,
@@ -244,6 +234,67 @@ public final class ChangelogReadBench {
     store(p, results.resolve("prepare.properties"));
   }
 
+  /** What one pass wrote, and how long its writer took (generating the changes included, as in both passes). */
+  record Written(double seconds, long changes, long creates, long updates, long deletes, int live) {}
+
+  /**
+   * {@code commits} flushes of {@code rows} changes on {@code keys} keys (the same changes for the
+   * same seed): a create for a key not live, else 90 % updates and 10 % deletes.
+   */
+  private static Written write(ChangelogDelivery delivery, SteppedClock clock, int commits, int rows, int keys, long seed) {
+    SplittableRandom random = new SplittableRandom(seed);
+    RowSchema schema = new RowSchema(SOURCE_COLUMNS, true);
+    BitSet live = new BitSet(keys);
+    long offset = 0;
+    long creates = 0;
+    long updates = 0;
+    long deletes = 0;
+    long started = System.nanoTime();
+    for (int c = 0; c < commits; c++) {
+      Instant at = START.plusMillis(c * FLUSH_INTERVAL_MS);
+      clock.set(at);
+      for (int r = 0; r < rows; r++, offset++) {
+        long id = random.nextInt(keys);
+        Operation op;
+        if (!live.get((int) id)) {
+          op = Operation.CREATE;
+          live.set((int) id);
+          creates++;
+        } else if (random.nextInt(10) == 0) {
+          op = Operation.DELETE;
+          live.clear((int) id);
+          deletes++;
+        } else {
+          op = Operation.UPDATE;
+          updates++;
+        }
+        Object[] values = {id, "name-" + id, (long) random.nextInt(1_000_000)};
+        delivery.accept(new ChangeEvent(new SourcePosition(TOPIC, 0, offset), op, at.toEpochMilli() + r, schema, values,
+            List.of("id"), 120));
+      }
+      delivery.flush();
+      if ((c + 1) % 1000 == 0) {
+        System.out.printf(Locale.ROOT, "wrote %,d of %,d commits%n", c + 1, commits);
+      }
+    }
+    return new Written(seconds(started), offset, creates, updates, deletes, live.cardinality());
+  }
+
+  /**
+   * CPU time of the kept table's follows so far: the follower's thread and its merges' helper
+   * lanes (no other merge runs here); live threads only (they end after 30 s idle, not within a pass).
+   */
+  private static long followCpuNanos() {
+    java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+    long total = 0;
+    for (java.lang.management.ThreadInfo t : threads.getThreadInfo(threads.getAllThreadIds())) {
+      if (t != null && (t.getThreadName().startsWith("lakesink-follow-") || t.getThreadName().startsWith("lakesink-merge-lane"))) {
+        total += Math.max(0, threads.getThreadCpuTime(t.getThreadId()));
+      }
+    }
+    return total;
+  }
+
   private static long logFiles(Path table) throws IOException {
     try (Stream<Path> files = Files.list(table.resolve("_delta_log"))) {
       return files.count();
@@ -256,7 +307,7 @@ public final class ChangelogReadBench {
     Properties s = load(dir.resolve("spark.properties"));
     System.out.println();
     System.out.printf(Locale.ROOT, "Changelog read: %s commits of %s changes (%s keys: %s creates, %s updates, %s deletes;"
-            + " %s keys live at the end), written by lakesink's ChangelogDelivery in %s s, one flush per 10 s of simulated time;"
+            + " %s keys live at the end), written by lakesink's ChangelogDelivery in %s s (without the kept table), one flush per 10 s of simulated time;"
             + " optimized copy by lakesink's optimize (128 MiB target, within each date) in %s s: %s%n",
         p.getProperty("commits"), p.getProperty("rows_per_commit"), p.getProperty("keys"), p.getProperty("creates"),
         p.getProperty("updates"), p.getProperty("deletes"), p.getProperty("live_keys"), fmt(p, "write_seconds"),
@@ -281,11 +332,14 @@ public final class ChangelogReadBench {
     System.out.printf(Locale.ROOT, "view over small / kept table: current state %s cold, %s warm; view over optimized / kept"
             + " table: %s cold, %s warm%n", ratio(s, "small", "kept", "state.cold_seconds"), ratio(s, "small", "kept", "state.warm_seconds"),
         ratio(s, "optimized", "kept", "state.cold_seconds"), ratio(s, "optimized", "kept", "state.warm_seconds"));
-    double write = Double.parseDouble(p.getProperty("write_seconds"));
-    double follow = Double.parseDouble(p.getProperty("follow_seconds", "0"));
-    System.out.printf(Locale.ROOT, "Kept table (current_state.object: table), followed after every commit: %.1f s beside the"
-            + " changelog's %.1f s of writing: the changelog's commit path at %.2fx its speed with the table on%n",
-        follow, write, write / (write + follow));
+    double off = Double.parseDouble(p.getProperty("write_seconds"));
+    double on = Double.parseDouble(p.getProperty("write_on_seconds"));
+    double changes = Double.parseDouble(p.getProperty("changes"));
+    System.out.printf(Locale.ROOT, "Writer (ChangelogDelivery, same JVM, same changes): %,.0f changes/s with the kept table on"
+            + " (%.1f s; %s follows on the follower's thread, %s s of its CPU, caught up %s s after the last commit), %,.0f"
+            + " changes/s without it (%.1f s): %.2fx with the table on%n",
+        changes / on, on, p.getProperty("follows"), fmt(p, "follow_cpu_seconds"), fmt(p, "catch_up_seconds"), changes / off, off,
+        off / on);
     System.out.println("Cross-check: " + s.getProperty("cross_check", "not done (the Spark JVM did not finish)"));
     System.out.println("Queries run: " + dir.resolve("current-state-small.sql") + ", current-state-optimized.sql and"
         + " current-state-kept.sql");

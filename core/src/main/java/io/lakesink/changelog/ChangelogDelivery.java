@@ -2,9 +2,12 @@ package io.lakesink.changelog;
 
 import io.lakesink.config.Subscription;
 import io.lakesink.delivery.BufferedDelivery;
+import io.lakesink.currentstate.CurrentStateFollower;
 import io.lakesink.currentstate.CurrentStateTable;
 import io.lakesink.currentstate.KeptTableRegistration;
 import io.lakesink.delivery.DeliveryContext;
+import io.lakesink.delivery.IdleDaemonPool;
+import io.lakesink.delivery.SourcePartition;
 import io.lakesink.delivery.TableStatus;
 import io.lakesink.maintenance.MaintenanceRunner;
 import io.lakesink.delta.AppendRequest;
@@ -12,11 +15,15 @@ import io.lakesink.delta.CommitOffsets;
 import io.lakesink.delta.DeltaTable;
 import io.lakesink.event.ChangeEvent;
 import io.lakesink.event.Column;
+import java.time.Duration;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Changelog delivery: every change appended to {@code <table>_APPEND}, one Delta commit per
@@ -26,10 +33,17 @@ public final class ChangelogDelivery extends BufferedDelivery {
   /** How often a kept table that is behind (a failed follow, a catch-up at start) is tried from the worker's loop. */
   static final long FOLLOW_RETRY_MILLIS = 10_000;
 
+  /** How long a stop waits for the kept table's follows before abandoning one (the next start catches up). */
+  static final Duration FOLLOW_SETTLE = Duration.ofSeconds(30);
+
   private final CurrentStateTable kept;
+  /** Runs the kept table's follows on a thread of its own, woken by this changelog's commits. */
+  private final CurrentStateFollower follower;
   private final KeptTableRegistration registration;
-  /** The kept table's optimize and vacuum, as a MERGE table's: clustered on the key, a step holds the flushes. */
+  /** The kept table's optimize and vacuum, as a MERGE table's: clustered on the key, a step and a follow take turns. */
   private final MaintenanceRunner keptMaintenance;
+  /** The changelog's partitions this worker writes: without any, another worker keeps the table. */
+  private final Set<SourcePartition> owned = new HashSet<>();
   private long keptCommitsSeen;
   private long nextFollow;
   /** What a changelog table is created with (also by the MERGE → changelog migration's copy). */
@@ -54,10 +68,13 @@ public final class ChangelogDelivery extends BufferedDelivery {
       Subscription subscription, DeltaTable table, DeltaTable sibling, DeliveryContext context, CurrentStateTable kept) {
     super(subscription, table, sibling, context);
     this.kept = kept;
+    this.follower = kept == null ? null
+        : new CurrentStateFollower(kept, IdleDaemonPool.create("lakesink-follow-" + kept.name() + "-", 1));
     this.registration = kept == null ? null
         : new KeptTableRegistration(kept, context.catalog(), context.catalogExecutor(), context.clock());
     this.keptMaintenance = kept == null ? null
-        : new MaintenanceRunner(kept.name(), kept.table(), subscription.primaryKey(), true, context.maintenance(), context.clock());
+        : new MaintenanceRunner(kept.name(), kept.table(), subscription.primaryKey(), true, follower, context.maintenance(),
+            context.clock());
   }
 
   public ChangelogDelivery(Subscription subscription, DeltaTable table, DeliveryContext context) {
@@ -79,10 +96,11 @@ public final class ChangelogDelivery extends BufferedDelivery {
     DeltaTable.PreparedAppend prepared = table.prepareAppend(request);
     beforeCommit();
     long version = table.commit(prepared);
-    if (kept != null) {
-      // Right after the commit, on this thread: the kept table is at most this flush behind. A
-      // failure is the kept table's own (its status says so); the changelog's commit stands.
-      kept.follow();
+    if (follower != null) {
+      // The follow runs on its own thread: this commit path only wakes it. A failure is the kept
+      // table's own (its status says so); the changelog's commit stands.
+      kept.changelogCommitted(version);
+      follower.wake();
     }
     return version;
   }
@@ -94,30 +112,60 @@ public final class ChangelogDelivery extends BufferedDelivery {
   @Override
   public void maintain() {
     super.maintain();
-    if (kept == null || flushing() || !state().delivering()) {
+    if (kept == null) {
       return;
     }
-    registration.poll();
-    for (long c = kept.commits(); keptCommitsSeen < c; keptCommitsSeen++) {
-      keptMaintenance.committed();
+    boolean maintained = state().delivering() && kept.refusal().isEmpty() && !follower.paused();
+    if (maintained) {
+      registration.poll();
+      for (long c = kept.commits(); keptCommitsSeen < c; keptCommitsSeen++) {
+        keptMaintenance.committed();
+      }
+      // A step waits for a follow's commit before the next one while the follower has work.
+      keptMaintenance.poll(follower.behind());
     }
-    if (kept.refusal().isEmpty()) {
-      keptMaintenance.poll(bufferedEvents() > 0);
+    if (!maintained || !keptMaintenance.pending()) {
+      follower.noStepWaiting();
     }
-    if (clock.millis() < nextFollow) {
+    if (!state().delivering() || clock.millis() < nextFollow) {
       return;
     }
     nextFollow = clock.millis() + FOLLOW_RETRY_MILLIS;
     CurrentStateTable.Progress p = kept.progress();
     if (p.changelogVersion() < 0 || !"current".equals(p.state())) {
-      kept.follow();
+      follower.wake();
     }
   }
 
-  /** Not while a step of the kept table's optimize runs: the follow's commit would race it (bounded, seconds). */
+  /** The partitions read from now on are this worker's: so is keeping the table. */
   @Override
-  public boolean flushDue(long nowMillis) {
-    return super.flushDue(nowMillis) && (keptMaintenance == null || !keptMaintenance.holdsDelivery());
+  public Map<SourcePartition, Long> storedOffsets(Collection<SourcePartition> partitions) {
+    Map<SourcePartition, Long> stored = super.storedOffsets(partitions);
+    if (follower != null && owned.addAll(partitions)) {
+      follower.resume();
+    }
+    return stored;
+  }
+
+  /**
+   * Partitions revoked or lost: once this worker writes none of the changelog's, its follower
+   * stops starting follows (the worker that writes them keeps the table; two would only race).
+   */
+  @Override
+  public void discard(Collection<SourcePartition> partitions) {
+    super.discard(partitions);
+    if (follower != null && owned.removeAll(partitions) && owned.isEmpty()) {
+      follower.pause();
+    }
+  }
+
+  /** At stop: the follows asked for so far finish within the timeout, then no more start. */
+  @Override
+  public void settle(Duration timeout) {
+    super.settle(timeout);
+    if (follower != null) {
+      follower.stop(timeout.compareTo(FOLLOW_SETTLE) < 0 ? timeout : FOLLOW_SETTLE);
+    }
   }
 
   @Override
@@ -143,6 +191,11 @@ public final class ChangelogDelivery extends BufferedDelivery {
   /** The current-state table kept from this changelog, if any. */
   public java.util.Optional<CurrentStateTable> keptTable() {
     return java.util.Optional.ofNullable(kept);
+  }
+
+  /** The follower of the kept table, if any (tests wait on it; the worker stops it through {@link #settle}). */
+  public java.util.Optional<CurrentStateFollower> keptFollower() {
+    return java.util.Optional.ofNullable(follower);
   }
 
   @Override

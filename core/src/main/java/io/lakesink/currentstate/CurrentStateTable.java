@@ -46,8 +46,9 @@ import org.slf4j.LoggerFactory;
  * would insert a key, in the files whose statistics may hold it), and the table records the
  * latest truncate it applied beside the version ({@code …/truncate/*}).
  *
- * <p>Called on one thread at a time: after each changelog commit on the thread that made it, and
- * from the worker's loop (at start, to catch up after a crash, and after a failure).
+ * <p>Called on one thread at a time: its {@link CurrentStateFollower}'s, woken after each
+ * changelog commit and from the worker's loop (at start, to catch up after a crash, and after a
+ * failure). {@link #progress} may be read from any thread.
  */
 public final class CurrentStateTable {
   private static final Logger log = LoggerFactory.getLogger(CurrentStateTable.class);
@@ -91,6 +92,8 @@ public final class CurrentStateTable {
   private volatile long reflected = -1;
   /** Since when the table has been behind the changelog; null while it is not. */
   private volatile Instant behindSince;
+  /** Guards the changelog version and since when the table is behind: both the follower and the changelog's commits set them. */
+  private final Object progressLock = new Object();
   private volatile TableFailureException refused;
   private volatile String problem;
   /** What the commit {@link #lastWritten} records: the changelog version and the latest truncate. */
@@ -168,7 +171,7 @@ public final class CurrentStateTable {
   private void followOnce() {
     changelog.refresh();
     long latest = changelog.version();
-    changelogVersion = latest;
+    sawChangelog(latest);
     if (latest < 0) {
       return;
     }
@@ -185,12 +188,10 @@ public final class CurrentStateTable {
       truncatedAt = truncate(stored);
     }
     if (reflected >= latest) {
-      behindSince = null;
+      caughtUp();
       return;
     }
-    if (behindSince == null) {
-      behindSince = clock.instant();
-    }
+    sawChangelog(latest);
     List<TableFile> files = changelog.files();
     List<TableFile> added = added(files, reflected, latest);
     List<ChangeEvent> chunk = new ArrayList<>();
@@ -212,8 +213,36 @@ public final class CurrentStateTable {
       writtenReflects = next;
       writtenTruncate = truncatedAt;
     } while (i < added.size());
-    behindSince = null;
+    caughtUp();
     log.debug("Current-state table {} reflects version {} of its changelog ({} files applied)", name, latest, added.size());
+  }
+
+  /**
+   * The changelog committed {@code version}: the table is behind from now on, as {@code /status}
+   * shows at once, though its follow starts later, on the follower's thread.
+   */
+  public void changelogCommitted(long version) {
+    sawChangelog(version);
+  }
+
+  private void sawChangelog(long version) {
+    synchronized (progressLock) {
+      if (version > changelogVersion) {
+        changelogVersion = version; // never back: a follow may have read the log before a commit noted here
+      }
+      if (reflected < changelogVersion && behindSince == null) {
+        behindSince = clock.instant();
+      }
+    }
+  }
+
+  /** Reflects the latest version seen, unless the changelog committed another meanwhile. */
+  private void caughtUp() {
+    synchronized (progressLock) {
+      if (reflected >= changelogVersion) {
+        behindSince = null;
+      }
+    }
   }
 
   /**

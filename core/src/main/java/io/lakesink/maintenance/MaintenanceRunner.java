@@ -45,6 +45,7 @@ public final class MaintenanceRunner {
   private final MaintenancePolicy policy;
   private final KeyWarnings warnings;
   private final boolean holds;
+  private final StepGate gate;
   private int commitsSinceOptimize;
   private int commitsSinceFileCheck;
   private int commitsSinceStep;
@@ -94,15 +95,30 @@ public final class MaintenanceRunner {
    */
   public MaintenanceRunner(
       String name, DeltaTable table, List<String> keyColumns, boolean holdsDelivery, MaintenancePolicy policy, Clock clock) {
+    this(name, table, keyColumns, holdsDelivery, StepGate.NONE, policy, clock);
+  }
+
+  /**
+   * @param gate what a holding step also takes before it starts (another thread committing to
+   *     the table: a kept current-state table's follower)
+   */
+  public MaintenanceRunner(String name, DeltaTable table, List<String> keyColumns, boolean holdsDelivery, StepGate gate,
+      MaintenancePolicy policy, Clock clock) {
     this(new TableMaintenance(name, table.another(), keyColumns, policy.settings(), clock, line -> log.info("{}", line)),
-        keyColumns, holdsDelivery, policy);
+        keyColumns, holdsDelivery, gate, policy);
   }
 
   /** Runs {@code maintenance}, which works on its own handle of the table. */
   MaintenanceRunner(TableMaintenance maintenance, List<String> keyColumns, boolean holdsDelivery, MaintenancePolicy policy) {
+    this(maintenance, keyColumns, holdsDelivery, StepGate.NONE, policy);
+  }
+
+  private MaintenanceRunner(
+      TableMaintenance maintenance, List<String> keyColumns, boolean holdsDelivery, StepGate gate, MaintenancePolicy policy) {
     this.settings = policy.settings();
     this.policy = policy;
     this.holds = holdsDelivery;
+    this.gate = gate;
     this.maintenance = maintenance;
     this.warnings = new KeyWarnings(maintenance.table(), keyColumns);
     this.commitsSinceFileCheck = settings.fileCountCheckEveryCommits(); // look at the table on start
@@ -208,19 +224,34 @@ public final class MaintenanceRunner {
   }
 
   private void step() {
+    if (holds && !gate.tryHold()) {
+      return; // the other committer's work runs: the step starts on a later poll, after it
+    }
     commitsSinceStep = 0;
     TableMaintenance.Optimization run = optimization;
     // After give-ups, a smaller scope: less to lose, and less for another writer to change.
     long budget = settings.stepBytes() >> Math.min(giveUpsInARow, 20);
-    start(() -> {
-      OptimizeResult r = run.step(budget);
-      log.info("{}", r);
-      return new Outcome.Stepped(r, r.committed() ? maintenance.fileCount(warnings) : -1);
-    }, holds);
+    try {
+      start(() -> {
+        OptimizeResult r = run.step(budget);
+        log.info("{}", r);
+        return new Outcome.Stepped(r, r.committed() ? maintenance.fileCount(warnings) : -1);
+      }, holds);
+    } catch (RuntimeException e) {
+      if (holds) {
+        gate.release(); // the step never started: nothing to wait for
+      }
+      throw e;
+    }
   }
 
   private void start(Supplier<Outcome> work, boolean holdsDelivery) {
-    running = new Run(CompletableFuture.supplyAsync(work, policy.executor()), holdsDelivery);
+    CompletableFuture<Outcome> future = CompletableFuture.supplyAsync(work, policy.executor());
+    if (holdsDelivery) {
+      // The gate's other committer goes on as soon as the step ended, not when it is collected.
+      future.whenComplete((outcome, failure) -> gate.release());
+    }
+    running = new Run(future, holdsDelivery);
   }
 
   private Optional<OptimizeResult> collect() {

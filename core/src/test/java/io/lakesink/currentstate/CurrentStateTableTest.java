@@ -48,6 +48,8 @@ class CurrentStateTableTest {
   Engine engine;
   DeliveryContext context;
   static final List<String> KEY = List.of("id");
+  /** Generous: a follow takes well under a second, but the machine may be busy. */
+  static final java.time.Duration FOLLOW_TIMEOUT = java.time.Duration.ofSeconds(120);
 
   @BeforeEach
   void setUp() {
@@ -87,6 +89,18 @@ class CurrentStateTableTest {
       d.accept(e);
     }
     d.flush();
+    followed(d);
+  }
+
+  /** Waits for the follows the changelog's commits (or the worker's loop) asked for: they run on the follower's thread. */
+  static void followed(ChangelogDelivery d) {
+    d.keptFollower().ifPresent(f -> assertTrue(f.awaitIdle(FOLLOW_TIMEOUT), "the follows end within " + FOLLOW_TIMEOUT));
+  }
+
+  /** The worker's loop once, then its follow. */
+  static void maintain(ChangelogDelivery d) {
+    d.maintain();
+    followed(d);
   }
 
   @Test
@@ -111,6 +125,7 @@ class CurrentStateTableTest {
     deliver(d, change(0, 0, Operation.CREATE, 10, 1, "a"), change(0, 1, Operation.CREATE, 12, 2, "b"));
     d.accept(ChangeEvent.truncate(new SourcePosition("t", 1, 0), 20L, 10));
     d.flush();
+    followed(d);
     assertEquals(Map.of(), kept());
     ChangelogDelivery restarted = delivery();
     // Partition 0 still had changes from before the truncate (15) and one after it (25).
@@ -130,7 +145,7 @@ class CurrentStateTableTest {
     ChangelogDelivery restarted = delivery();
     TableStatus before = restarted.status();
     assertNull(before.currentStateTable().get("reflected_version"), "nothing read yet");
-    restarted.maintain(); // the worker's loop at start
+    maintain(restarted); // the worker's loop at start
     assertEquals(Map.of(1L, "b", 2L, "c"), kept());
     Map<String, Object> status = restarted.status().currentStateTable();
     assertEquals("current", status.get("state"));
@@ -200,7 +215,7 @@ class CurrentStateTableTest {
     context = context.withCatalog(catalog).withCatalogExecutor(Runnable::run);
     ChangelogDelivery d = delivery();
     deliver(d, change(0, 0, Operation.CREATE, 10, 1, "a"));
-    d.maintain();
+    maintain(d);
     List<io.lakesink.catalog.CatalogTable> kept = catalog.registered.stream().filter(t -> t.name().equals("t")).toList();
     assertEquals(1, kept.size(), "registered once: " + catalog.registered);
     assertEquals(storage.tableLocation("t"), kept.get(0).location());
@@ -215,7 +230,7 @@ class CurrentStateTableTest {
     context = context.withCatalog(catalog).withCatalogExecutor(Runnable::run);
     ChangelogDelivery d = delivery();
     deliver(d, change(0, 0, Operation.CREATE, 10, 1, "a"));
-    d.maintain();
+    maintain(d);
     Map<String, Object> status = d.status().currentStateTable();
     assertEquals("stopped", status.get("state"));
     assertTrue(((String) status.get("reason")).contains("the catalog holds a view t"));
@@ -238,7 +253,7 @@ class CurrentStateTableTest {
       } else {
         expected.put(id, "v" + commit);
       }
-      d.maintain(); // the worker's loop: optimizes the kept table when due (here, on this thread)
+      maintain(d); // the worker's loop: optimizes the kept table when due (here, on this thread)
     }
     DeltaTable kept = new DeltaTable(engine, storage.tableLocation("t"));
     assertTrue(io.lakesink.delta.LoggedCommits.since(kept, -1).stream()

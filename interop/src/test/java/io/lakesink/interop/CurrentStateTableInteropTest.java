@@ -89,11 +89,14 @@ class CurrentStateTableInteropTest {
       }
       crash[0] = random.nextInt(3) == 0;
       boolean crashing = crash[0];
-      delivery.flush(); // the changelog's commit, then the table's (unless the crash comes first)
+      delivery.flush(); // the changelog's commit, then the table's on the follower's thread (unless the crash comes first)
+      followed(delivery);
       if (crashing) {
         crashes++;
-        delivery = delivery(subscription, storage, engine, context, hook); // the worker restarts
+        delivery.settle(java.time.Duration.ofSeconds(1)); // the worker stops
+        delivery = delivery(subscription, storage, engine, context, hook); // and restarts
         delivery.maintain(); // and catches the table up at start
+        followed(delivery);
       }
       assertEquals("current", delivery.status().currentStateTable().get("state"));
       spark.read().format("delta").load(storage.tableLocation("t_APPEND")).createOrReplaceTempView("t_APPEND");
@@ -105,6 +108,11 @@ class CurrentStateTableInteropTest {
     }
     assertTrue(crashes > 0, "crashes injected");
     assertTrue(checks > crashes);
+  }
+
+  /** Waits for the follows asked for so far: they run on the follower's thread. */
+  private static void followed(ChangelogDelivery d) {
+    assertTrue(d.keptFollower().orElseThrow().awaitIdle(java.time.Duration.ofSeconds(120)), "the follows end");
   }
 
   private static ChangelogDelivery delivery(
