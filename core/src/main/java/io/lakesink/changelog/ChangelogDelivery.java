@@ -114,6 +114,16 @@ public final class ChangelogDelivery extends BufferedDelivery {
     }
   }
 
+  /** At stop, the kept table's catalog entry too is brought up to its last commits. */
+  @Override
+  public void settle(java.time.Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    super.settle(timeout);
+    if (registration != null) {
+      registration.settle(java.time.Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+    }
+  }
+
   /** Not while a step of the kept table's optimize runs: the follow's commit would race it (bounded, seconds). */
   @Override
   public boolean flushDue(long nowMillis) {
