@@ -65,14 +65,12 @@ final class HandOffCommands {
       return Optional.empty();
     }
     String name = TableNames.sanitize(s.table());
-    DeltaTable kept = new DeltaTable(KernelEngine.create(context.storage), context.storage.tableLocation(name));
-    if (!kept.exists()) {
-      return Optional.empty();
-    }
-    if (TableOwner.of(kept.properties()).isEmpty()) {
-      throw Errors.handOffWithoutOwner(name);
-    }
-    return Optional.of(Map.entry(name, kept));
+    return Pipeline.keptTable(context.storage, KernelEngine.create(context.storage), s).map(kept -> {
+      if (TableOwner.of(kept.properties()).isEmpty()) {
+        throw Errors.handOffWithoutOwner(name);
+      }
+      return Map.entry(name, kept);
+    });
   }
 
   /**

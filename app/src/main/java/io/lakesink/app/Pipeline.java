@@ -19,6 +19,7 @@ import io.lakesink.delivery.DeliveryContext;
 import io.lakesink.delivery.modes.Deliveries;
 import io.lakesink.delivery.FlushHook;
 import io.lakesink.quarantine.QuarantineStore;
+import io.lakesink.currentstate.CurrentStateTable;
 import io.lakesink.delta.DeltaTable;
 import io.lakesink.delta.KernelEngine;
 import io.lakesink.error.Errors;
@@ -47,6 +48,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Optional;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.slf4j.Logger;
@@ -162,6 +164,21 @@ public final class Pipeline {
   /** The current-state view of a subscription, for logs and {@code lakesink views}. */
   public static String viewSql(WorkerConfig config, Subscription s) {
     return currentState(config, s).definition(config.catalog().namespace(), List.of(), List.of()).manualStatement();
+  }
+
+  /**
+   * The current-state table lakesink keeps for a changelog subscription, when one is at its path:
+   * a Delta table there marked as kept from this changelog ({@link CurrentStateTable#SOURCE_PROPERTY});
+   * anything else at the path (a former MERGE table, another tool's) is not it.
+   */
+  public static Optional<DeltaTable> keptTable(TableStorage storage, Engine engine, Subscription s) {
+    if (s.mode() != DeliveryMode.CHANGELOG) {
+      return Optional.empty();
+    }
+    String name = TableNames.sanitize(s.table());
+    DeltaTable kept = new DeltaTable(engine, storage.tableLocation(name));
+    return kept.exists() && TableNames.changelog(name).equals(kept.properties().get(CurrentStateTable.SOURCE_PROPERTY))
+        ? Optional.of(kept) : Optional.empty();
   }
 
   /** Whether lakesink keeps the subscription's current state as a Delta table ({@code current_state.object: table}). */
