@@ -182,8 +182,17 @@ final class Commands {
         }
         case "release" -> {
           Subscription s = subscription(config, table);
+          // The subscription's table, and the current-state table a changelog keeps (its own record, under <table>).
+          String kept = TableNames.sanitize(s.table());
+          boolean keptReleased = s.mode() == DeliveryMode.CHANGELOG && !kept.equals(s.targetTable()) && store.release(kept);
+          if (keptReleased) {
+            System.out.println("Released the current-state table " + kept + ": it follows the changelog again at the next"
+                + " start, or within " + KafkaWorker.RELEASE_CHECK.toSeconds() + " s in a running worker.");
+          }
           if (!store.release(s.targetTable())) {
-            System.out.println("Table " + s.targetTable() + " is not quarantined.");
+            if (!keptReleased) {
+              System.out.println("Table " + s.targetTable() + " is not quarantined.");
+            }
             return Main.OK;
           }
           System.out.println("Released " + s.targetTable() + ": it resumes from its stored offsets at the next start,"

@@ -5,6 +5,9 @@ import io.lakesink.delivery.BufferedDelivery;
 import io.lakesink.currentstate.CurrentStateTable;
 import io.lakesink.currentstate.KeptTableRegistration;
 import io.lakesink.delivery.DeliveryContext;
+import io.lakesink.delivery.DeliveryState;
+import io.lakesink.error.TableFailureException;
+import io.lakesink.quarantine.TableQuarantine;
 import io.lakesink.delivery.TableStatus;
 import io.lakesink.maintenance.MaintenanceRunner;
 import io.lakesink.delta.AppendRequest;
@@ -23,8 +26,11 @@ import java.util.Map;
  * flush carrying the next offset of every partition it covers. Files are only ever added.
  */
 public final class ChangelogDelivery extends BufferedDelivery {
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ChangelogDelivery.class);
   /** How often a kept table that is behind (a failed follow, a catch-up at start) is tried from the worker's loop. */
   static final long FOLLOW_RETRY_MILLIS = 10_000;
+  /** How often a quarantined kept table looks for an operator's release (as a worker does for its tables). */
+  static final long RELEASE_CHECK_MILLIS = 10_000;
 
   private final CurrentStateTable kept;
   private final KeptTableRegistration registration;
@@ -32,6 +38,11 @@ public final class ChangelogDelivery extends BufferedDelivery {
   private final MaintenanceRunner keptMaintenance;
   private long keptCommitsSeen;
   private long nextFollow;
+  /** The kept table's refusals, recorded as a quarantine record of {@code <table>} (not of the changelog). */
+  private final TableQuarantine keptQuarantine;
+  /** Whether the kept table's current refusal is recorded; then an operator's release lets it follow again. */
+  private boolean keptRecorded;
+  private long nextReleaseCheck;
   /** What a changelog table is created with (also by the MERGE → changelog migration's copy). */
   public static final Map<String, String> TABLE_PROPERTIES = Map.of(
       // Changelog files are only ever added; Delta readers and writers enforce it too.
@@ -58,6 +69,12 @@ public final class ChangelogDelivery extends BufferedDelivery {
         : new KeptTableRegistration(kept, context.catalog(), context.catalogExecutor(), context.clock());
     this.keptMaintenance = kept == null ? null
         : new MaintenanceRunner(kept.name(), kept.table(), subscription.primaryKey(), true, context.maintenance(), context.clock());
+    this.keptQuarantine = kept == null ? null : new TableQuarantine(kept.name(), subscription, context.quarantine(), context.clock());
+    if (kept != null && keptQuarantine.initialState() instanceof DeliveryState.Quarantined q) {
+      // Refused before a restart: stays stopped until released (bin/lakesink quarantine release), not looked at again.
+      kept.stop(new TableFailureException(q.record().reason(), null, null));
+      keptRecorded = true;
+    }
   }
 
   public ChangelogDelivery(Subscription subscription, DeltaTable table, DeliveryContext context) {
@@ -97,6 +114,7 @@ public final class ChangelogDelivery extends BufferedDelivery {
     if (kept == null || flushing() || !state().delivering()) {
       return;
     }
+    recordKeptRefusal();
     registration.poll();
     for (long c = kept.commits(); keptCommitsSeen < c; keptCommitsSeen++) {
       keptMaintenance.committed();
@@ -114,11 +132,41 @@ public final class ChangelogDelivery extends BufferedDelivery {
     }
   }
 
-  /** At stop, the kept table's catalog entry too is brought up to its last commits. */
+  /**
+   * A refusal of the kept table (another owner's object at its path or name, another engine's
+   * writes) becomes a durable quarantine record under the kept table's name, like a table's: it
+   * survives restarts and is cleared by {@code bin/lakesink quarantine release}, after which the
+   * table follows the changelog again. The changelog itself is not quarantined and keeps flowing.
+   */
+  private void recordKeptRefusal() {
+    java.util.Optional<TableFailureException> refusal = kept.refusal();
+    if (refusal.isEmpty()) {
+      return;
+    }
+    if (!keptRecorded) {
+      keptQuarantine.quarantine(refusal.get());
+      keptRecorded = true;
+      nextReleaseCheck = clock.millis() + RELEASE_CHECK_MILLIS;
+    } else if (clock.millis() >= nextReleaseCheck) {
+      nextReleaseCheck = clock.millis() + RELEASE_CHECK_MILLIS;
+      if (keptQuarantine.released()) {
+        keptRecorded = false;
+        kept.release();
+        nextFollow = 0;
+        log.info("The current-state table {} was released from quarantine by an operator: it follows the changelog again",
+            kept.name());
+      }
+    }
+  }
+
+  /** At stop, a refusal of the kept table is recorded, and its catalog entry brought up to its last commits. */
   @Override
   public void settle(java.time.Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
     super.settle(timeout);
+    if (kept != null) {
+      recordKeptRefusal(); // a refusal in the stop's last follow is recorded too
+    }
     if (registration != null) {
       registration.settle(java.time.Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
     }

@@ -615,8 +615,8 @@ public final class Errors {
     return new TableFailureException("The current-state table " + table + " cannot be kept at " + location + ": that"
         + " location already holds " + holds + ", which lakesink does not keep from the changelog " + table
         + "_APPEND. lakesink never overwrites it. Move that table away (or delete it if it is a MERGE table whose rows"
-        + " you no longer need), or use current_state.object: view, then restart the worker. The changelog keeps"
-        + " flowing meanwhile.", null, null);
+        + " you no longer need), or use current_state.object: view, then release the table: bin/lakesink quarantine release"
+        + " --config <config file> --table " + table + ". The changelog keeps flowing meanwhile.", null, null);
   }
 
   /** Another engine committed data to the kept table: its rows may no longer be the view's. */
@@ -625,7 +625,8 @@ public final class Errors {
         + (engine == null ? "no engineInfo" : engine) + ", version " + version + "): lakesink keeps it equal to the"
         + " view over " + table + "_APPEND and no longer knows that it is. It stops updating it; the changelog keeps"
         + " flowing. Write to the changelog's source instead; to rebuild the table from the changelog, delete it (its"
-        + " directory) and restart the worker.", null, null);
+        + " directory), then release it: bin/lakesink quarantine release --config <config file> --table " + table + ".",
+        null, null);
   }
 
   // Outages: an outside service that does not answer. Shown in /status as a table's reason (the
