@@ -71,6 +71,31 @@ class KeptTableQuarantineTest {
     assertEquals(7, DeltaTableReader.readAll(kept).size(), "kept again, caught up from the changelog");
   }
 
+  /** Without a key the kept table is refused as a quarantine record; the changelog is delivered; a key releases it. */
+  @Test
+  void aChangelogWithoutAKeyQuarantinesOnlyItsKeptTableUntilTheSubscriptionGetsOne() throws Exception {
+    String topic = SharedKafka.newTopic("kept-no-key", 1);
+    CatalogOwnershipEndToEndTest.send(topic, 0, 5);
+    WorkerHarness keyless = new WorkerHarness(data)
+        .subscribe("- {topic: " + topic + ", table: stock, current_state: {object: table}}");
+    keyless.delivery = "  flush_interval: 1s\n  flush_rows: 5\n";
+    assertEquals(Main.OK, keyless.runToEnd(), "the worker starts and delivers the changelog");
+    assertEquals(5, keyless.rows("stock").size());
+    TableStorage storage = Pipeline.storage(keyless.config().storage());
+    QuarantineStore store = new QuarantineStore(storage);
+    QuarantineRecord record = store.load("stock").orElseThrow(() -> new AssertionError("no quarantine record for stock"));
+    assertTrue(record.reason().contains("needs a key") && record.reason().contains("keeps flowing"), record.reason());
+    assertTrue(Pipeline.keptTable(storage, KernelEngine.create(storage), keyless.subscription("stock")).isEmpty());
+
+    WorkerHarness keyed = new WorkerHarness(data)
+        .subscribe("- {topic: " + topic + ", table: stock, primary_key: [id], current_state: {object: table}}");
+    keyed.delivery = keyless.delivery;
+    assertEquals(Main.OK, keyed.runToEnd());
+    assertFalse(store.load("stock").isPresent(), "the changed subscription released it");
+    DeltaTable kept = Pipeline.keptTable(storage, KernelEngine.create(storage), keyed.subscription("stock")).orElseThrow();
+    assertEquals(5, DeltaTableReader.readAll(kept).size(), "kept from the whole changelog");
+  }
+
   static void deleteTree(Path root) throws Exception {
     try (Stream<Path> s = Files.walk(root)) {
       for (Path p : s.sorted(Comparator.reverseOrder()).toList()) Files.delete(p);

@@ -43,6 +43,8 @@ public final class ChangelogDelivery extends BufferedDelivery {
   /** Whether the kept table's current refusal is recorded; then an operator's release lets it follow again. */
   private boolean keptRecorded;
   private long nextReleaseCheck;
+  /** A kept table refused before it could be kept (no key): its quarantine record, for the status. */
+  private io.lakesink.quarantine.QuarantineRecord refusedKept;
   /** What a changelog table is created with (also by the MERGE → changelog migration's copy). */
   public static final Map<String, String> TABLE_PROPERTIES = Map.of(
       // Changelog files are only ever added; Delta readers and writers enforce it too.
@@ -75,6 +77,19 @@ public final class ChangelogDelivery extends BufferedDelivery {
       kept.stop(new TableFailureException(q.record().reason(), null, null));
       keptRecorded = true;
     }
+  }
+
+  /**
+   * A changelog whose kept table is refused before it can exist (no key to keep it by): delivered
+   * as usual, with the refusal recorded as the kept table's quarantine record and shown in its
+   * {@code current_state_table} status.
+   */
+  public static ChangelogDelivery refusingKeptTable(Subscription subscription, DeltaTable table, DeltaTable sibling,
+      DeliveryContext context, String keptName, TableFailureException why) {
+    ChangelogDelivery delivery = new ChangelogDelivery(subscription, table, sibling, context, null);
+    delivery.refusedKept = new TableQuarantine(keptName, subscription, context.quarantine(), context.clock()).quarantine(why)
+        instanceof DeliveryState.Quarantined q ? q.record() : null;
+    return delivery;
   }
 
   public ChangelogDelivery(Subscription subscription, DeltaTable table, DeliveryContext context) {
@@ -182,7 +197,14 @@ public final class ChangelogDelivery extends BufferedDelivery {
   public TableStatus status() {
     TableStatus status = super.status();
     if (kept == null) {
-      return status;
+      if (refusedKept == null) {
+        return status;
+      }
+      Map<String, Object> fields = new LinkedHashMap<>();
+      fields.put("table", refusedKept.table());
+      fields.put("state", "stopped");
+      fields.put("reason", refusedKept.reason());
+      return status.withCurrentStateTable(fields);
     }
     CurrentStateTable.Progress p = kept.progress();
     Map<String, Object> fields = new LinkedHashMap<>();

@@ -604,10 +604,13 @@ public final class Errors {
   // refusal stops that table only: the changelog keeps flowing.
 
   /** {@code current_state.object: table} on a subscription without a key. */
-  public static ConfigurationException currentStateTableWithoutKey(String table) {
-    return new ConfigurationException("Subscription " + table + " asks for a current-state table (current_state.object:"
-        + " table), which needs a key to match changes on, and has none. Set primary_key (or flag the key columns in"
-        + " the column mapping), or use current_state.object: view.");
+  /** A refusal of the kept table (quarantined under {@code <table>}): its changelog keeps flowing. */
+  public static TableFailureException currentStateTableWithoutKey(String table) {
+    return new TableFailureException("Subscription " + table + " asks for a current-state table (current_state.object:"
+        + " table), which needs a key to match changes on, and has none: the table " + table + " is not kept. Set"
+        + " primary_key (or flag the key columns in the column mapping), or use current_state.object: view; the changed"
+        + " subscription releases this quarantine at the next start. The changelog " + table + "_APPEND keeps flowing.",
+        null, null);
   }
 
   /** The kept table's location holds a Delta table lakesink did not create from this changelog. */
