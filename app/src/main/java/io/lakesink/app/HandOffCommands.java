@@ -18,7 +18,9 @@ import io.lakesink.storage.TableStorage;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
@@ -95,7 +97,23 @@ final class HandOffCommands {
   }
 
   static String register(WorkerConfig config, Subscription s) {
-    return with(config, s, c -> new EntryCommands(s.targetTable(), c.table, c.entries, c.journal).register());
+    return with(config, s, c -> String.join("\n", entryCommands(c, s).stream().map(EntryCommands::register).toList()));
+  }
+
+  /**
+   * The subscription's table, and the current-state table it keeps when that records an owner:
+   * {@code register} and {@code unregister} act on the entries of both (each only on the entry it
+   * records as its owner).
+   */
+  private static List<EntryCommands> entryCommands(Context c, Subscription s) {
+    List<EntryCommands> commands = new ArrayList<>();
+    commands.add(new EntryCommands(s.targetTable(), c.table, c.entries, c.journal));
+    if (Pipeline.keepsTable(c.config, s)) {
+      Pipeline.keptTable(c.storage, KernelEngine.create(c.storage), s)
+          .filter(kept -> TableOwner.of(kept.properties()).isPresent())
+          .ifPresent(kept -> commands.add(new EntryCommands(TableNames.sanitize(s.table()), kept, c.entries, c.journal)));
+    }
+    return commands;
   }
 
   static int unregister(Path configFile, String table) {
@@ -105,7 +123,7 @@ final class HandOffCommands {
   }
 
   static String unregister(WorkerConfig config, Subscription s) {
-    return with(config, s, c -> new EntryCommands(s.targetTable(), c.table, c.entries, c.journal).unregister());
+    return with(config, s, c -> String.join("\n", entryCommands(c, s).stream().map(EntryCommands::unregister).toList()));
   }
 
   private record Context(

@@ -81,6 +81,33 @@ class KeptTableSwitchTest {
     }
   }
 
+  /** bin/lakesink register / unregister act on the kept table's entry too (each on the entry it records as its owner). */
+  @Test
+  void registerAndUnregisterCoverTheKeptTablesEntry() throws Exception {
+    try (FakeDatabricks fake = FakeDatabricks.start()) {
+      String topic = SharedKafka.newTopic("kept-register", 1);
+      CatalogOwnershipEndToEndTest.send(topic, 0, 3);
+      WorkerHarness w = new WorkerHarness(data)
+          .subscribe("- {topic: " + topic + ", table: stock, primary_key: [id], current_state: {object: table}}");
+      w.delivery = "  flush_interval: 1s\n  flush_rows: 3\n";
+      WorkerConfig config = config(w, fake, true, topic);
+      assertTrue(CatalogOwnershipEndToEndTest.run(config).allDelivering());
+      String location = kept(config).location();
+      assertNotNull(fake.table(KEPT));
+
+      fake.removeTable(KEPT); // an operator dropped the entry: the worker reports it, register brings it back
+      String out = HandOffCommands.register(config, Commands.subscription(config, "stock"));
+      assertTrue(out.contains("Registered default." + KEPT + " at " + location), out);
+      assertEquals(location, fake.table(KEPT).path("storage_location").asText());
+
+      String gone = HandOffCommands.unregister(config, Commands.subscription(config, "stock"));
+      assertTrue(gone.contains("Unregistered default." + KEPT), gone);
+      assertNull(fake.table(KEPT));
+      assertNull(fake.table("main.bronze.stock_APPEND"), "the changelog's entry too");
+      assertTrue(java.nio.file.Files.isDirectory(Path.of(URI.create(location)).resolve("_delta_log")), "the files stay");
+    }
+  }
+
   static DeltaTable kept(WorkerConfig config) {
     TableStorage storage = Pipeline.storage(config.storage());
     return Pipeline.keptTable(storage, KernelEngine.create(storage), config.subscriptions().get(0)).orElseThrow();
