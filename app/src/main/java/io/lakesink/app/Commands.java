@@ -5,7 +5,6 @@ import io.lakesink.app.config.WorkerConfig;
 import io.lakesink.config.DeliveryMode;
 import io.lakesink.config.Subscription;
 import io.lakesink.changelog.ChangelogColumns;
-import io.lakesink.currentstate.CurrentStateTable;
 import io.lakesink.view.HistoryView;
 import io.lakesink.config.TableNames;
 import io.lakesink.delivery.DeliveryState;
@@ -183,8 +182,17 @@ final class Commands {
         }
         case "release" -> {
           Subscription s = subscription(config, table);
+          // The subscription's table, and the current-state table a changelog keeps (its own record, under <table>).
+          String kept = TableNames.sanitize(s.table());
+          boolean keptReleased = s.mode() == DeliveryMode.CHANGELOG && !kept.equals(s.targetTable()) && store.release(kept);
+          if (keptReleased) {
+            System.out.println("Released the current-state table " + kept + ": it follows the changelog again at the next"
+                + " start, or within " + KafkaWorker.RELEASE_CHECK.toSeconds() + " s in a running worker.");
+          }
           if (!store.release(s.targetTable())) {
-            System.out.println("Table " + s.targetTable() + " is not quarantined.");
+            if (!keptReleased) {
+              System.out.println("Table " + s.targetTable() + " is not quarantined.");
+            }
             return Main.OK;
           }
           System.out.println("Released " + s.targetTable() + ": it resumes from its stored offsets at the next start,"
@@ -319,12 +327,11 @@ final class Commands {
       return "Table " + s.targetTable() + " does not exist yet at " + t.location() + "\n";
     }
     List<Map<String, Object>> rows;
-    DeltaTable kept = new DeltaTable(engine, storage.tableLocation(TableNames.sanitize(s.table())));
-    if (s.mode() == DeliveryMode.CHANGELOG && kept.exists()
-        && TableNames.changelog(TableNames.sanitize(s.table())).equals(kept.properties().get(CurrentStateTable.SOURCE_PROPERTY))) {
+    java.util.Optional<DeltaTable> kept = Pipeline.keptTable(storage, engine, s);
+    if (kept.isPresent()) {
       // The current-state table lakesink keeps: read as it is, not the whole changelog.
-      t = kept;
-      rows = new ArrayList<>(DeltaTableReader.readAll(kept));
+      t = kept.get();
+      rows = new ArrayList<>(DeltaTableReader.readAll(t));
       rows.forEach(r -> {
         r.keySet().removeAll(List.of(ChangelogColumns.PARTITION, ChangelogColumns.OFFSET));
         if (!s.includeMetadataColumns()) {

@@ -5,6 +5,7 @@ import io.lakesink.app.config.ConfigLoader;
 import io.lakesink.app.config.WorkerConfig;
 import io.lakesink.config.DeliveryMode;
 import io.lakesink.config.Subscription;
+import io.lakesink.config.TableNames;
 import io.lakesink.delta.DeltaTable;
 import io.lakesink.delta.KernelEngine;
 import io.lakesink.maintenance.TableMaintenance;
@@ -13,9 +14,8 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.LinkedHashMap;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -27,6 +27,9 @@ final class Maintain {
   /** What to run. */
   record Request(Optional<String> table, boolean optimize, boolean vacuum, boolean dryRun, Optional<Duration> retention, boolean force) {}
 
+  /** A table to maintain: clustered on {@code clusteredOn} when it names columns, else compacted. */
+  private record Target(String name, DeltaTable table, List<String> clusteredOn) {}
+
   private Maintain() {}
 
   static int run(Path configFile, Request request, PrintStream out) {
@@ -37,12 +40,18 @@ final class Maintain {
     try (TableStorage storage = Pipeline.storage(config.storage()); Catalogs catalogs = Catalogs.of(config, storage)) {
       Engine engine = KernelEngine.create(storage);
       // Every table's owner is checked before any is touched: a refusal leaves all of them as they were.
-      Map<Subscription, DeltaTable> tables = new LinkedHashMap<>();
-      subscriptions.forEach(s -> tables.put(s, OwnedTables.open("maintain", storage, engine, s, catalogs)));
+      List<Target> targets = new ArrayList<>();
       for (Subscription s : subscriptions) {
-        TableMaintenance m = new TableMaintenance(s.targetTable(), tables.get(s),
-            s.mode() == DeliveryMode.MERGE ? s.primaryKey() : List.of(), Commands.maintenance(config).settings(), Clock.systemUTC(),
-            line -> out.println("  " + line));
+        boolean merges = s.mode() == DeliveryMode.MERGE;
+        targets.add(new Target(s.targetTable(), OwnedTables.open("maintain", storage, engine, s, catalogs),
+            merges ? s.primaryKey() : List.of()));
+        // The current-state table kept from a changelog: maintained as a MERGE table, clustered on the key.
+        OwnedTables.openKept("maintain", storage, engine, s, catalogs)
+            .ifPresent(kept -> targets.add(new Target(TableNames.sanitize(s.table()), kept, s.primaryKey())));
+      }
+      for (Target target : targets) {
+        TableMaintenance m = new TableMaintenance(target.name(), target.table(), target.clusteredOn(),
+            Commands.maintenance(config).settings(), Clock.systemUTC(), line -> out.println("  " + line));
         if (all || request.optimize()) {
           out.println(m.optimize(request.dryRun()));
         }
@@ -50,7 +59,7 @@ final class Maintain {
           out.println(m.vacuum(request.retention(), request.force(), request.dryRun()));
         }
         if (all && !request.dryRun()) {
-          out.println("log " + s.targetTable() + ": removed " + m.cleanupLog() + " expired log files");
+          out.println("log " + target.name() + ": removed " + m.cleanupLog() + " expired log files");
         }
       }
     }

@@ -19,6 +19,9 @@ import io.lakesink.delivery.DeliveryContext;
 import io.lakesink.delivery.modes.Deliveries;
 import io.lakesink.delivery.FlushHook;
 import io.lakesink.quarantine.QuarantineStore;
+import io.lakesink.currentstate.CurrentStateTable;
+import io.lakesink.currentstate.KeptEntryRelease;
+import io.lakesink.ownership.OwnerIdentity;
 import io.lakesink.delta.DeltaTable;
 import io.lakesink.delta.KernelEngine;
 import io.lakesink.error.Errors;
@@ -47,6 +50,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Optional;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.slf4j.Logger;
@@ -81,9 +85,30 @@ public final class Pipeline {
       if (migrating != null && migrates(config, s)) {
         migrate(s, storage, engine, delivery, migrating, journal, migrationHook, context.clock());
       }
+      releaseKeptEntry(s);
       delivery.syncCatalog(); // a table from an earlier run is registered, or checked, at start
       logRoute(config, storage, s);
       return new KafkaWorker.Route(delivery, decoder(s, config, registries));
+    }
+
+    /**
+     * A changelog subscription switched from a kept table back to a view: the kept table's own
+     * entry gives the name up before the view is built (KeptEntryRelease). The catalog out of
+     * reach is logged and left for the next start: the view's build then reports the name taken.
+     */
+    private void releaseKeptEntry(Subscription s) {
+      if (s.mode() != DeliveryMode.CHANGELOG || keepsTable(config, s) || !config.catalog().currentState(TableNames.sanitize(s.table())).build()) {
+        return;
+      }
+      TableCatalog catalog = catalogs.of(s);
+      String name = TableNames.sanitize(s.table());
+      OwnerIdentity identity = catalog.entryName(name).map(e -> new OwnerIdentity(catalog.catalogName(), e)).orElse(null);
+      try {
+        keptTable(storage, engine, s).ifPresent(kept -> KeptEntryRelease.release(name, kept, catalogs.entries(), identity));
+      } catch (RuntimeException e) {
+        log.warn("Cannot release the catalog entry of the current-state table lakesink kept for {} yet (tried again at the"
+            + " next start): {}", name, e.toString());
+      }
     }
   }
 
@@ -162,6 +187,21 @@ public final class Pipeline {
   /** The current-state view of a subscription, for logs and {@code lakesink views}. */
   public static String viewSql(WorkerConfig config, Subscription s) {
     return currentState(config, s).definition(config.catalog().namespace(), List.of(), List.of()).manualStatement();
+  }
+
+  /**
+   * The current-state table lakesink keeps for a changelog subscription, when one is at its path:
+   * a Delta table there marked as kept from this changelog ({@link CurrentStateTable#SOURCE_PROPERTY});
+   * anything else at the path (a former MERGE table, another tool's) is not it.
+   */
+  public static Optional<DeltaTable> keptTable(TableStorage storage, Engine engine, Subscription s) {
+    if (s.mode() != DeliveryMode.CHANGELOG) {
+      return Optional.empty();
+    }
+    String name = TableNames.sanitize(s.table());
+    DeltaTable kept = new DeltaTable(engine, storage.tableLocation(name));
+    return kept.exists() && TableNames.changelog(name).equals(kept.properties().get(CurrentStateTable.SOURCE_PROPERTY))
+        ? Optional.of(kept) : Optional.empty();
   }
 
   /** Whether lakesink keeps the subscription's current state as a Delta table ({@code current_state.object: table}). */

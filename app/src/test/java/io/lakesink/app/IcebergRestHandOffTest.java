@@ -188,6 +188,94 @@ class IcebergRestHandOffTest {
     }
   }
 
+  /**
+   * The kept current-state table ({@code current_state.object: table}) is owned like the changelog:
+   * it records its Unity entry, moves with the changelog's hand-off to the Iceberg REST catalog
+   * (its Unity entry gone, registered at its own location, no file copied), an Iceberg reader
+   * reads the current state through the catalog (the updates' deletion vectors as position
+   * deletes), and a worker delivering under the Iceberg catalog moves the catalog's pointer on.
+   */
+  @Test
+  void theKeptCurrentStateTableMovesWithItsChangelogAndAnIcebergReaderReadsItThroughTheRestCatalog() throws Exception {
+    try (FakeDatabricks fake = FakeDatabricks.start(); RestCatalogServer server = server(data, true)) {
+      String topic = SharedKafka.newTopic("iceberg-kept", 1);
+      try (var p = SharedKafka.producer()) {
+        for (int i = 0; i < 5; i++) SharedKafka.send(p, topic, 0, "{\"id\":" + i + "}", ChangelogEndToEndTest.envelope("c", i, "a", i));
+        SharedKafka.send(p, topic, 0, "{\"id\":1}", ChangelogEndToEndTest.envelope("u", 1, "b", 10));
+        SharedKafka.send(p, topic, 0, "{\"id\":2}", ChangelogEndToEndTest.envelope("u", 2, "b", 11));
+        SharedKafka.send(p, topic, 0, "{\"id\":3}", ChangelogEndToEndTest.envelope("d", 3, "a", 12));
+        p.flush();
+      }
+      WorkerHarness w = new WorkerHarness(data)
+          .subscribe("- {topic: " + topic + ", table: stock, primary_key: [id], current_state: {object: table}}");
+      w.delivery = "  flush_interval: 1s\n  flush_rows: 5\n";
+      WorkerConfig uc = config(w, fake, server, false);
+      assertTrue(CatalogOwnershipEndToEndTest.run(uc).allDelivering());
+      DeltaTable kept = new DeltaTable(io.lakesink.delta.KernelEngine.create(Pipeline.storage(uc.storage())),
+          w.table("stock").location().replace("stock_APPEND", "stock"));
+      assertEquals(Map.of(0L, "a", 1L, "b", 2L, "b", 4L, "a"), names(io.lakesink.delta.DeltaTableReader.readAll(kept)));
+      TableOwner before = TableOwner.of(kept.properties()).orElseThrow();
+      assertEquals("default", before.catalog());
+      assertEquals(KEPT_BRONZE, before.entry(), "the kept table records its Unity entry as its owner");
+      assertEquals(TableOwner.State.REGISTERED, before.state());
+      assertEquals(kept.location(), fake.table(KEPT_BRONZE).path("storage_location").asText());
+      Set<Path> files = files(Path.of(URI.create(kept.location())));
+
+      String plan = HandOffTest.handoff(uc, "lake", true, HandOff.Hook.NONE);
+      assertTrue(plan.contains("create the entry lake." + KEPT_LAKE), plan);
+      HandOffTest.handoff(uc, "lake", false, HandOff.Hook.NONE);
+      assertOwnedByLake(fake, server, w, w.table("stock").location());
+      kept.refresh();
+      TableOwner after = TableOwner.of(kept.properties()).orElseThrow();
+      assertEquals("lake", after.catalog());
+      assertEquals(KEPT_LAKE, after.entry());
+      assertEquals(TableOwner.State.REGISTERED, after.state());
+      assertNull(fake.table(KEPT_BRONZE), "the kept table's Unity entry is gone: one owner");
+      assertEquals(URI.create(kept.location()).getPath(), URI.create(server.location(KEPT_LAKE)).getPath());
+      assertTrue(files(Path.of(URI.create(kept.location()))).containsAll(files), "no file of the kept table deleted");
+      assertEquals(Map.of(0L, "a", 1L, "b", 2L, "b", 4L, "a"), icebergNames(server, KEPT_LAKE),
+          "an Iceberg reader reads the current state through the REST catalog");
+
+      // Delivering under the Iceberg REST catalog: the kept table's entry follows its commits.
+      try (var p = SharedKafka.producer()) {
+        SharedKafka.send(p, topic, 0, "{\"id\":0}", ChangelogEndToEndTest.envelope("u", 0, "c", 20));
+        SharedKafka.send(p, topic, 0, "{\"id\":1}", ChangelogEndToEndTest.envelope("d", 1, "b", 21));
+        SharedKafka.send(p, topic, 0, "{\"id\":3}", ChangelogEndToEndTest.envelope("c", 3, "d", 22));
+        p.flush();
+      }
+      WorkerConfig lake = new ConfigLoader(n -> n.equals("DATABRICKS_CLIENT_SECRET") ? FakeDatabricks.CLIENT_SECRET : null)
+          .parse(w.yaml().replace("current_state: {object: table}}", "current_state: {object: table}, catalog: lake}")
+              + CatalogOwnershipEndToEndTest.catalogYaml(fake, "bronze") + lakeYaml(server), "test");
+      WorkerResult result = CatalogOwnershipEndToEndTest.run(lake);
+      assertTrue(result.allDelivering(), result.states().toString());
+      Map<Long, String> expected = Map.of(0L, "c", 2L, "b", 3L, "d", 4L, "a");
+      kept.refresh();
+      assertEquals(expected, names(io.lakesink.delta.DeltaTableReader.readAll(kept)));
+      assertEquals(expected, icebergNames(server, KEPT_LAKE), "the catalog's pointer followed the kept table's commits");
+      assertNull(fake.table(KEPT_BRONZE), "not registered again in Unity");
+    }
+  }
+
+  static final String KEPT_BRONZE = "main.bronze.stock";
+  static final String KEPT_LAKE = "lakesink.stock";
+
+  static Map<Long, String> names(List<Map<String, Object>> rows) {
+    return rows.stream().collect(Collectors.toMap(r -> Long.parseLong(String.valueOf(r.get("id"))), r -> String.valueOf(r.get("name"))));
+  }
+
+  /** The rows an Iceberg reader gets through the catalog (name mapping and position deletes applied). */
+  static Map<Long, String> icebergNames(RestCatalogServer server, String entry) {
+    RESTCatalog reader = new RESTCatalog();
+    reader.setConf(new Configuration());
+    reader.initialize("reader", Map.of("uri", server.uri()));
+    try (reader) {
+      return io.lakesink.iceberg.NameMappedRecords.read(reader.loadTable(TableIdentifier.parse(entry))).stream()
+          .collect(Collectors.toMap(r -> Long.parseLong(String.valueOf(r.getField("id"))), r -> String.valueOf(r.getField("name"))));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   static void assertInAtMostOne(FakeDatabricks fake, RestCatalogServer server, Step after) {
     assertFalse(fake.table(BRONZE) != null && server.location(LAKE) != null, "in both catalogs after a crash at " + after);
   }

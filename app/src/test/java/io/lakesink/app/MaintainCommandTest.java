@@ -117,4 +117,50 @@ class MaintainCommandTest {
     t.refresh();
     assertEquals(version + 1, t.version(), "only the fence, no optimize commit");
   }
+
+  /**
+   * The current-state table a changelog subscription keeps ({@code current_state.object: table}) is
+   * maintained with its changelog, clustered on the key like a MERGE table; the worker then keeps
+   * following into it: the optimize's commit is not taken for another engine's write.
+   */
+  @Test
+  void theKeptCurrentStateTableIsClusteredOnItsKeyAndTheWorkerKeepsFollowingIntoIt() throws Exception {
+    String topic = SharedKafka.newTopic("maintain-kept", 1);
+    try (var p = SharedKafka.producer()) {
+      for (int i = 0; i < 12; i++) SharedKafka.send(p, topic, 0, "{\"id\":" + i + "}", ChangelogEndToEndTest.envelope("c", i, "a", i));
+      SharedKafka.send(p, topic, 0, "{\"id\":3}", ChangelogEndToEndTest.envelope("u", 3, "b", 20));
+      p.flush();
+    }
+    WorkerHarness w = new WorkerHarness(dir)
+        .subscribe("- {topic: " + topic + ", table: stock, primary_key: [id], current_state: {object: table}}");
+    w.delivery = "  flush_interval: 1s\n  flush_rows: 3\n";
+    assertEquals(Main.OK, w.runToEnd());
+    TableStorage storage = Pipeline.storage(w.config().storage());
+    DeltaTable kept = Pipeline.keptTable(storage, KernelEngine.create(storage), w.subscription("stock")).orElseThrow();
+    int files = kept.files().size();
+    assertTrue(files > 1, "several follows, several files: " + files);
+    Path config = dir.resolve("kept.yaml");
+    Files.writeString(config, w.yaml());
+
+    Output done = CommandLineTest.run("maintain", "--config", config.toString(), "--optimize");
+    assertEquals(Main.OK, done.exit(), done.err());
+    assertTrue(done.out().contains("optimize stock: rewrote " + files + " files into 1;"), done.out());
+    assertTrue(done.out().contains("  stock: read " + files + " files, "), done.out());
+    assertTrue(done.out().contains("clustering on [id]"), done.out());
+    assertTrue(done.out().contains("optimize stock_APPEND: "), "the changelog too: " + done.out());
+    kept.refresh();
+    assertEquals(1, kept.files().size());
+
+    try (var p = SharedKafka.producer()) {
+      SharedKafka.send(p, topic, 0, "{\"id\":0}", ChangelogEndToEndTest.envelope("u", 0, "z", 30));
+      p.flush();
+    }
+    assertEquals(Main.OK, w.runToEnd());
+    kept.refresh();
+    Map<String, String> names = new java.util.TreeMap<>();
+    DeltaTableReader.readAll(kept).forEach(r -> names.put(String.valueOf(r.get("id")), String.valueOf(r.get("name"))));
+    assertEquals(12, names.size());
+    assertEquals("z", names.get("0"), "the worker followed into the optimized table (not refused as another engine's write)");
+    assertEquals("b", names.get("3"));
+  }
 }

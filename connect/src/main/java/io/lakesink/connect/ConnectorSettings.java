@@ -45,6 +45,7 @@ public final class ConnectorSettings extends AbstractConfig {
   static final String MERGE_LIMIT = "merge.scan.limit.mb";
   static final String MERGE_DELETION_VECTORS = "merge.deletion.vectors";
   static final String MAINTENANCE_ENABLED = "maintenance.enabled";
+  static final String CURRENT_STATE_OBJECT = "current_state.object";
   static final String STORAGE_TYPE = "storage.type";
   static final String STORAGE_PATH = "storage.path";
   static final String STORAGE_PREFIX = "storage.prefix";
@@ -110,6 +111,10 @@ public final class ConnectorSettings extends AbstractConfig {
             + " this says.", g, 4, ConfigDef.Width.SHORT, "Format");
     d.define(INCLUDE_METADATA, Type.BOOLEAN, true, LOW,
         "Whether the current-state view keeps the __op and __ts_ms columns.", g, 5, ConfigDef.Width.SHORT, "Metadata columns");
+    d.define(CURRENT_STATE_OBJECT, Type.STRING, "view", ValidString.in("view", "table"), MEDIUM,
+        "changelog mode: view (the current state is a view over the changelog, built in Databricks) or table (lakesink"
+            + " keeps the current state as a Delta table <table> beside the changelog, updated after each commit;"
+            + " needs primary.key; docs/current-state-table.md).", g, 6, ConfigDef.Width.SHORT, "Current-state object");
     g = "Flushing";
     d.define(FLUSH_INTERVAL, Type.LONG, FlushPolicy.DEFAULT.interval().toMillis(), ConfigDef.Range.atLeast(1), MEDIUM,
         "A table's buffer is committed at the latest this long after its oldest event.", g, 1, ConfigDef.Width.SHORT, "Flush interval");
@@ -181,6 +186,12 @@ public final class ConnectorSettings extends AbstractConfig {
         getList(PRIMARY_KEY),
         SourceFormat.valueOf(getString(FORMAT).toUpperCase(Locale.ROOT)),
         getBoolean(INCLUDE_METADATA));
+  }
+
+  /** Whether changelog tables also keep their current-state table ({@code current_state.object=table}). */
+  boolean keepsTable() {
+    return getString(CURRENT_STATE_OBJECT).equals("table")
+        && DeliveryMode.valueOf(getString(DELIVERY_MODE).toUpperCase(Locale.ROOT)) == DeliveryMode.CHANGELOG;
   }
 
   FlushPolicy flushPolicy() {

@@ -85,6 +85,12 @@ public final class LakesinkSinkConnector extends SinkConnector {
       ConnectErrors.translating(() -> io.lakesink.catalog.unity.UnitySettings.fromConfig(s.unitySection()));
     }
     s.schemaRegistry();
+    if (s.keepsTable() && s.subscription("t").primaryKey().isEmpty()) {
+      // A kept table is per key from its first record; the view can wait for the record keys.
+      throw new ConfigException(ConnectorSettings.CURRENT_STATE_OBJECT + "=table needs primary.key (the key columns):"
+          + " lakesink keeps the current-state table per key from the first record on. Set primary.key, or use "
+          + ConnectorSettings.CURRENT_STATE_OBJECT + "=view.");
+    }
   }
 
   /** The key a cross-key message is about: the first key of ours it names, else storage.type. */

@@ -151,7 +151,7 @@ public final class LakesinkSinkTask extends SinkTask {
   private Table table(String topic) {
     return tables.computeIfAbsent(topic, t -> {
       Subscription s = settings.subscription(t);
-      BufferedDelivery d = Deliveries.of(s, storage, engine, deliveryContext, settings.merge());
+      BufferedDelivery d = Deliveries.of(s, storage, engine, deliveryContext, settings.merge(), settings.keepsTable());
       d.syncCatalog(); // a table from an earlier run is registered, or checked, at start
       deliveries.add(d);
       metrics.table(d);

@@ -144,7 +144,9 @@ class ConnectClusterTest {
     connect.kafka().produce(topic, 1, key(10), delete(10));
     int changes = 30 + 15 + 1;
 
-    connect.configureConnector("cl-" + topic, config(topic, "changelog"));
+    Map<String, String> changelogConfig = config(topic, "changelog");
+    changelogConfig.put("current_state.object", "table"); // and the current-state table kept from it
+    connect.configureConnector("cl-" + topic, changelogConfig);
     connect.configureConnector("mg-" + topic, config(topic, "merge"));
 
     List<Map<String, Object>> changelog = awaitRows(topic + "_APPEND", changes);
@@ -156,6 +158,16 @@ class ConnectClusterTest {
     assertFalse(state.containsKey(10L), "10 was deleted");
     assertEquals("shipped", state.get(1L));
     assertEquals("new", state.get(2L));
+    // The kept table (two tasks follow the one changelog) holds the same current state as the MERGE table.
+    awaitCondition(() -> {
+      Map<Long, String> kept = new TreeMap<>();
+      rows(topic).forEach(r -> kept.put(Long.valueOf(String.valueOf(r.get("id"))), (String) r.get("status")));
+      return kept.equals(state);
+    }, "the kept current-state table equals the merged table");
+    awaitCondition(() -> {
+      JsonNode t = tableStates("cl-" + topic).get(topic + "_APPEND");
+      return t != null && t.has("current_state_table") && topic.equals(t.get("current_state_table").get("table").asText());
+    }, "the task's status shows the kept table");
     connect.deleteConnector("cl-" + topic);
     connect.deleteConnector("mg-" + topic);
   }

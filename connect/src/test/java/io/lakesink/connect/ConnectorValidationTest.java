@@ -102,4 +102,22 @@ class ConnectorValidationTest {
     ConnectorSettings.DEF.configKeys().values().forEach(k ->
         assertTrue(k.documentation != null && !k.documentation.isBlank(), k.name + " has no documentation"));
   }
+
+  /** current_state.object=table keeps the current-state table of changelog tables; it needs a key. */
+  @Test
+  void theKeptCurrentStateTableIsAChangelogSettingThatNeedsAKey() {
+    Map<String, String> c = base();
+    assertFalse(new ConnectorSettings(c).keepsTable(), "a view by default");
+    c.put("current_state.object", "table");
+    List<String> noKey = errors(new LakesinkSinkConnector().validate(c), "primary.key");
+    assertEquals(1, noKey.size(), noKey.toString());
+    assertTrue(noKey.get(0).contains("current_state.object=table needs primary.key"), noKey.get(0));
+    c.put("primary.key", "id");
+    assertEquals(0, errorCount(new LakesinkSinkConnector().validate(c)));
+    assertTrue(new ConnectorSettings(c).keepsTable());
+    c.put("delivery.mode", "merge");
+    assertFalse(new ConnectorSettings(c).keepsTable(), "a MERGE table is the current state already");
+    c.put("current_state.object", "materialized_view");
+    assertEquals(1, errors(new LakesinkSinkConnector().validate(c), "current_state.object").size());
+  }
 }

@@ -1,20 +1,23 @@
 package io.lakesink.changelog;
 
 import io.lakesink.config.Subscription;
-import io.lakesink.delivery.BufferedDelivery;
 import io.lakesink.currentstate.CurrentStateFollower;
 import io.lakesink.currentstate.CurrentStateTable;
 import io.lakesink.currentstate.KeptTableRegistration;
+import io.lakesink.delivery.BufferedDelivery;
 import io.lakesink.delivery.DeliveryContext;
+import io.lakesink.delivery.DeliveryState;
 import io.lakesink.delivery.IdleDaemonPool;
 import io.lakesink.delivery.SourcePartition;
 import io.lakesink.delivery.TableStatus;
-import io.lakesink.maintenance.MaintenanceRunner;
 import io.lakesink.delta.AppendRequest;
 import io.lakesink.delta.CommitOffsets;
 import io.lakesink.delta.DeltaTable;
+import io.lakesink.error.TableFailureException;
 import io.lakesink.event.ChangeEvent;
 import io.lakesink.event.Column;
+import io.lakesink.maintenance.MaintenanceRunner;
+import io.lakesink.quarantine.TableQuarantine;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
@@ -23,6 +26,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -30,8 +34,11 @@ import java.util.Set;
  * flush carrying the next offset of every partition it covers. Files are only ever added.
  */
 public final class ChangelogDelivery extends BufferedDelivery {
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ChangelogDelivery.class);
   /** How often a kept table that is behind (a failed follow, a catch-up at start) is tried from the worker's loop. */
   static final long FOLLOW_RETRY_MILLIS = 10_000;
+  /** How often a quarantined kept table looks for an operator's release (as a worker does for its tables). */
+  static final long RELEASE_CHECK_MILLIS = 10_000;
 
   /** How long a stop waits for the kept table's follows before abandoning one (the next start catches up). */
   static final Duration FOLLOW_SETTLE = Duration.ofSeconds(30);
@@ -46,6 +53,13 @@ public final class ChangelogDelivery extends BufferedDelivery {
   private final Set<SourcePartition> owned = new HashSet<>();
   private long keptCommitsSeen;
   private long nextFollow;
+  /** The kept table's refusals, recorded as a quarantine record of {@code <table>} (not of the changelog). */
+  private final TableQuarantine keptQuarantine;
+  /** Whether the kept table's current refusal is recorded; then an operator's release lets it follow again. */
+  private boolean keptRecorded;
+  private long nextReleaseCheck;
+  /** A kept table refused before it could be kept (no key): its quarantine record, for the status. */
+  private io.lakesink.quarantine.QuarantineRecord refusedKept;
   /** What a changelog table is created with (also by the MERGE → changelog migration's copy). */
   public static final Map<String, String> TABLE_PROPERTIES = Map.of(
       // Changelog files are only ever added; Delta readers and writers enforce it too.
@@ -75,6 +89,25 @@ public final class ChangelogDelivery extends BufferedDelivery {
     this.keptMaintenance = kept == null ? null
         : new MaintenanceRunner(kept.name(), kept.table(), subscription.primaryKey(), true, follower, context.maintenance(),
             context.clock());
+    this.keptQuarantine = kept == null ? null : new TableQuarantine(kept.name(), subscription, context.quarantine(), context.clock());
+    if (kept != null && keptQuarantine.initialState() instanceof DeliveryState.Quarantined q) {
+      // Refused before a restart: stays stopped until released (bin/lakesink quarantine release), not looked at again.
+      kept.stop(new TableFailureException(q.record().reason(), null, null));
+      keptRecorded = true;
+    }
+  }
+
+  /**
+   * A changelog whose kept table is refused before it can exist (no key to keep it by): delivered
+   * as usual, with the refusal recorded as the kept table's quarantine record and shown in its
+   * {@code current_state_table} status.
+   */
+  public static ChangelogDelivery refusingKeptTable(Subscription subscription, DeltaTable table, DeltaTable sibling,
+      DeliveryContext context, String keptName, TableFailureException why) {
+    ChangelogDelivery delivery = new ChangelogDelivery(subscription, table, sibling, context, null);
+    delivery.refusedKept = new TableQuarantine(keptName, subscription, context.quarantine(), context.clock()).quarantine(why)
+        instanceof DeliveryState.Quarantined q ? q.record() : null;
+    return delivery;
   }
 
   public ChangelogDelivery(Subscription subscription, DeltaTable table, DeliveryContext context) {
@@ -115,6 +148,7 @@ public final class ChangelogDelivery extends BufferedDelivery {
     if (kept == null) {
       return;
     }
+    recordKeptRefusal();
     boolean maintained = state().delivering() && kept.refusal().isEmpty() && !follower.paused();
     if (maintained) {
       registration.poll();
@@ -134,6 +168,33 @@ public final class ChangelogDelivery extends BufferedDelivery {
     CurrentStateTable.Progress p = kept.progress();
     if (p.changelogVersion() < 0 || !"current".equals(p.state())) {
       follower.wake();
+    }
+  }
+
+  /**
+   * A refusal of the kept table (another owner's object at its path or name, another engine's
+   * writes) becomes a durable quarantine record under the kept table's name, like a table's: it
+   * survives restarts and is cleared by {@code bin/lakesink quarantine release}, after which the
+   * table follows the changelog again. The changelog itself is not quarantined and keeps flowing.
+   */
+  private void recordKeptRefusal() {
+    Optional<TableFailureException> refusal = kept.refusal();
+    if (refusal.isEmpty()) {
+      return;
+    }
+    if (!keptRecorded) {
+      keptQuarantine.quarantine(refusal.get());
+      keptRecorded = true;
+      nextReleaseCheck = clock.millis() + RELEASE_CHECK_MILLIS;
+    } else if (clock.millis() >= nextReleaseCheck) {
+      nextReleaseCheck = clock.millis() + RELEASE_CHECK_MILLIS;
+      if (keptQuarantine.released()) {
+        keptRecorded = false;
+        kept.release();
+        nextFollow = 0;
+        log.info("The current-state table {} was released from quarantine by an operator: it follows the changelog again",
+            kept.name());
+      }
     }
   }
 
@@ -159,12 +220,22 @@ public final class ChangelogDelivery extends BufferedDelivery {
     }
   }
 
-  /** At stop: the follows asked for so far finish within the timeout, then no more start. */
+  /**
+   * At stop: the follows asked for so far finish within the timeout, then no more start; a refusal
+   * in the last follow is recorded, and the kept table's catalog entry brought up to its last commits.
+   */
   @Override
   public void settle(Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
     super.settle(timeout);
     if (follower != null) {
       follower.stop(timeout.compareTo(FOLLOW_SETTLE) < 0 ? timeout : FOLLOW_SETTLE);
+    }
+    if (kept != null) {
+      recordKeptRefusal();
+    }
+    if (registration != null) {
+      registration.settle(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
     }
   }
 
@@ -172,7 +243,14 @@ public final class ChangelogDelivery extends BufferedDelivery {
   public TableStatus status() {
     TableStatus status = super.status();
     if (kept == null) {
-      return status;
+      if (refusedKept == null) {
+        return status;
+      }
+      Map<String, Object> fields = new LinkedHashMap<>();
+      fields.put("table", refusedKept.table());
+      fields.put("state", "stopped");
+      fields.put("reason", refusedKept.reason());
+      return status.withCurrentStateTable(fields);
     }
     CurrentStateTable.Progress p = kept.progress();
     Map<String, Object> fields = new LinkedHashMap<>();

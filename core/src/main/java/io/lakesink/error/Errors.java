@@ -604,10 +604,13 @@ public final class Errors {
   // refusal stops that table only: the changelog keeps flowing.
 
   /** {@code current_state.object: table} on a subscription without a key. */
-  public static ConfigurationException currentStateTableWithoutKey(String table) {
-    return new ConfigurationException("Subscription " + table + " asks for a current-state table (current_state.object:"
-        + " table), which needs a key to match changes on, and has none. Set primary_key (or flag the key columns in"
-        + " the column mapping), or use current_state.object: view.");
+  /** A refusal of the kept table (quarantined under {@code <table>}): its changelog keeps flowing. */
+  public static TableFailureException currentStateTableWithoutKey(String table) {
+    return new TableFailureException("Subscription " + table + " asks for a current-state table (current_state.object:"
+        + " table), which needs a key to match changes on, and has none: the table " + table + " is not kept. Set"
+        + " primary_key (or flag the key columns in the column mapping), or use current_state.object: view; the changed"
+        + " subscription releases this quarantine at the next start. The changelog " + table + "_APPEND keeps flowing.",
+        null, null);
   }
 
   /** The kept table's location holds a Delta table lakesink did not create from this changelog. */
@@ -615,8 +618,8 @@ public final class Errors {
     return new TableFailureException("The current-state table " + table + " cannot be kept at " + location + ": that"
         + " location already holds " + holds + ", which lakesink does not keep from the changelog " + table
         + "_APPEND. lakesink never overwrites it. Move that table away (or delete it if it is a MERGE table whose rows"
-        + " you no longer need), or use current_state.object: view, then restart the worker. The changelog keeps"
-        + " flowing meanwhile.", null, null);
+        + " you no longer need), or use current_state.object: view, then release the table: bin/lakesink quarantine release"
+        + " --config <config file> --table " + table + ". The changelog keeps flowing meanwhile.", null, null);
   }
 
   /** Another engine committed data to the kept table: its rows may no longer be the view's. */
@@ -625,7 +628,8 @@ public final class Errors {
         + (engine == null ? "no engineInfo" : engine) + ", version " + version + "): lakesink keeps it equal to the"
         + " view over " + table + "_APPEND and no longer knows that it is. It stops updating it; the changelog keeps"
         + " flowing. Write to the changelog's source instead; to rebuild the table from the changelog, delete it (its"
-        + " directory) and restart the worker.", null, null);
+        + " directory), then release it: bin/lakesink quarantine release --config <config file> --table " + table + ".",
+        null, null);
   }
 
   // Outages: an outside service that does not answer. Shown in /status as a table's reason (the

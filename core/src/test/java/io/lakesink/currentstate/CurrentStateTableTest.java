@@ -5,7 +5,6 @@ import static io.lakesink.testing.Events.row;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.delta.kernel.engine.Engine;
@@ -23,7 +22,6 @@ import io.lakesink.delta.CommitOffsets;
 import io.lakesink.delta.DeltaTable;
 import io.lakesink.delta.DeltaTableReader;
 import io.lakesink.delta.KernelEngine;
-import io.lakesink.error.ConfigurationException;
 import io.lakesink.error.SourcePosition;
 import io.lakesink.event.ChangeEvent;
 import io.lakesink.event.Column;
@@ -267,9 +265,14 @@ class CurrentStateTableTest {
 
   @Test
   void aChangelogWithoutAKeyIsRefused() {
-    ConfigurationException e = assertThrows(ConfigurationException.class,
-        () -> Deliveries.of(subscription(List.of()), storage, engine, context, MergeSettings.DEFAULT, true));
-    assertTrue(e.getMessage().contains("Set primary_key"), e.getMessage());
+    // The kept table only: a quarantine record under its name, the changelog delivered as usual.
+    BufferedDelivery refused = Deliveries.of(subscription(List.of()), storage, engine, context, MergeSettings.DEFAULT, true);
+    assertTrue(refused.state().delivering(), refused.state().toString());
+    assertEquals("stopped", refused.status().currentStateTable().get("state"));
+    String reason = String.valueOf(refused.status().currentStateTable().get("reason"));
+    assertTrue(reason.contains("Set primary_key"), reason);
+    assertTrue(context.quarantine().load("t").orElseThrow().reason().contains("Set primary_key"));
+    assertTrue(context.quarantine().load("t_APPEND").isEmpty(), "the changelog is not quarantined");
     BufferedDelivery withoutTable = Deliveries.of(subscription(List.of()), storage, engine, context, MergeSettings.DEFAULT, false);
     assertNull(withoutTable.status().currentStateTable());
   }

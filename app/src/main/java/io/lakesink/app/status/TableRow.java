@@ -32,7 +32,9 @@ final class TableRow {
     };
     out.append("<tr data-table=\"").append(esc(t.table())).append("\" data-state=\"").append(esc(t.state())).append("\">")
         .append("<td><strong>").append(esc(t.table())).append("</strong><div class=\"sub\">").append(esc(t.topic()))
-        .append(" · ").append(esc(t.mode())).append("</div></td>")
+        .append(" · ").append(esc(t.mode())).append("</div>");
+    keptTable(out);
+    out.append("</td>")
         .append("<td><span class=\"state ").append(stateClass).append("\">").append(esc(t.state())).append("</span>");
     if (t.since() != null) {
       out.append("<div class=\"sub nw\">since ").append(time(t.since())).append("</div>");
@@ -56,6 +58,32 @@ final class TableRow {
       out.append("<tr class=\"warnings\"><td></td><td colspan=\"5\">");
       t.warnings().forEach(w -> out.append("<div class=\"warn\">⚠ ").append(esc(w)).append("</div>"));
       out.append("</td></tr>");
+    }
+  }
+
+  /**
+   * The current-state table kept from this changelog ({@code current_state.object: table}), under
+   * the changelog's name: its own state (a stopped one with its reason: the changelog's state says
+   * nothing of it) and how far behind the changelog it is.
+   */
+  private void keptTable(StringBuilder out) {
+    java.util.Map<String, Object> kept = t.currentStateTable();
+    if (kept == null) {
+      return;
+    }
+    String state = String.valueOf(kept.get("state"));
+    out.append("<div class=\"sub kept\" data-kept-state=\"").append(esc(state)).append("\">current state: table <strong>")
+        .append(esc(String.valueOf(kept.get("table")))).append("</strong> · ").append(esc(state));
+    Object behind = kept.get("lag_versions");
+    if (behind instanceof Number n && n.longValue() > 0) {
+      out.append(" · ").append(n.longValue()).append(" versions behind");
+    }
+    if (Boolean.FALSE.equals(kept.get("registered")) && kept.get("registration_problem") != null) {
+      out.append(" · not registered: ").append(esc(String.valueOf(kept.get("registration_problem"))));
+    }
+    out.append("</div>");
+    if (kept.get("reason") != null) {
+      out.append("<div class=\"reason\">").append(esc(String.valueOf(kept.get("reason")))).append("</div>");
     }
   }
 

@@ -177,4 +177,24 @@ class StatusPageTest {
     }
   }
 
+
+  /** The kept current-state table shows under its changelog, with its own state and reason (escaped). */
+  @Test
+  void theKeptCurrentStateTableShowsUnderItsChangelogWithItsOwnState() {
+    Map<String, Object> kept = new LinkedHashMap<>();
+    kept.put("table", "orders");
+    kept.put("state", "stopped");
+    kept.put("reason", "Another engine <wrote> version 7 of orders");
+    kept.put("lag_versions", 3L);
+    kept.put("registered", true);
+    TableStatus t = table("orders_APPEND", "healthy", null, NOW.minusSeconds(5), List.of()).withCurrentStateTable(kept);
+    TableStatus plain = table("items_APPEND", "healthy", null, NOW.minusSeconds(5), List.of());
+    WorkerStatus s = new WorkerStatus(NOW, List.of(sub(t, lag(0L)), sub(plain, lag(0L))), List.of(), List.of());
+    String html = new StatusPage(new Throughput(Clock.systemUTC()), Path.of("/etc/lakesink.yaml")).render(s, NOW);
+
+    assertTrue(html.contains("data-kept-state=\"stopped\">current state: table <strong>orders</strong> · stopped · 3 versions behind"),
+        html);
+    assertTrue(html.contains("Another engine &lt;wrote&gt; version 7 of orders"), html);
+    assertEquals(1, html.split("data-kept-state=", -1).length - 1, "only the changelog that keeps a table shows one");
+  }
 }

@@ -61,7 +61,7 @@ final class CurrentStateBuilder {
         String comment = Json.text(existing.body(), "comment");
         if (!HistoryDefinition.ours(comment)) {
           return new CurrentStateResult.Failed(
-              UnityErrors.notOurs(fullName, Json.text(existing.body(), "table_type"), HistoryDefinition.MARKER), false);
+              UnityErrors.notOurs(fullName, Json.text(existing.body(), "table_type"), HistoryDefinition.MARKER, "history view"), false);
         }
         if (comment.equals(wanted.comment())) {
           return CurrentStateResult.UP_TO_DATE;
@@ -108,7 +108,8 @@ final class CurrentStateBuilder {
             return new CurrentStateResult.Failed(UnityErrors.formerMergeTable(fullName, spec.table()), false);
           }
           return new CurrentStateResult.Failed(
-              UnityErrors.notOurs(fullName, Json.text(info, "table_type"), CurrentStateDefinition.MARKER), false);
+              UnityErrors.notOurs(fullName, Json.text(info, "table_type"), CurrentStateDefinition.MARKER,
+                  "current-state " + wanted.kind().word().replace('_', ' ')), false);
         }
         if (comment.equals(wanted.comment()) && kindOf(info) == wanted.kind()) {
           return CurrentStateResult.UP_TO_DATE;
@@ -150,7 +151,8 @@ final class CurrentStateBuilder {
       }
       if (!formerMergeTable(info, changelog)) {
         return new CurrentStateResult.Failed(
-            UnityErrors.notOurs(fullName, Json.text(info, "table_type"), CurrentStateDefinition.MARKER), false);
+            UnityErrors.notOurs(fullName, Json.text(info, "table_type"), CurrentStateDefinition.MARKER,
+                "current-state " + spec.kind().word().replace('_', ' ')), false);
       }
       String target = String.join(".", to);
       ApiResponse taken = api.get("/tables/" + UnityApi.segment(target));

@@ -380,10 +380,14 @@ final class UnityErrors {
         + " minutes and was cancelled: a busy or starting warehouse; it is tried again later";
   }
 
-  static String notOurs(String fullName, String kind, String marker) {
+  /**
+   * @param object what lakesink would build under the name, as users call it: {@code
+   *     current-state view}, {@code current-state materialized view}, {@code history view}
+   */
+  static String notOurs(String fullName, String kind, String marker, String object) {
     return "Unity Catalog already has " + (kind == null ? "an object" : "a " + kind) + " " + fullName
         + " that lakesink did not build (its comment does not start with " + marker + "), so it is left untouched"
-        + " and the current-state view is not built: rename or drop it, or point the subscription's view to another"
+        + " and the " + object + " is not built: rename or drop it, or point the subscription's view to another"
         + " schema (subscriptions[].current_state.schema). The changelog keeps being written.";
   }
 

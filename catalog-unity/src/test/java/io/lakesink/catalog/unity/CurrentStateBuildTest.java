@@ -95,6 +95,7 @@ class CurrentStateBuildTest {
     assertFalse(failed.warehouseRefused());
     assertTrue(failed.reason().contains("Unity Catalog already has a VIEW main.bronze.orders that lakesink did not build"), failed.reason());
     assertTrue(failed.reason().contains("rename or drop it, or point the subscription's view to another schema"), failed.reason());
+    assertTrue(failed.reason().contains("the current-state view is not built"), failed.reason());
     assertEquals(List.of(), h.fake.statements(), "nothing is run against an object that is not ours");
     assertEquals("SELECT 1", h.fake.table(VIEW).path("view_definition").asText());
   }

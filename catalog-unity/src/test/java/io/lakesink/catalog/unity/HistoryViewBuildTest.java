@@ -73,6 +73,8 @@ class HistoryViewBuildTest {
     catalog.register(Harness.orders());
     CurrentStateResult.Failed f = assertInstanceOf(CurrentStateResult.Failed.class, catalog.buildCurrentState(Harness.orders()));
     assertTrue(f.reason().contains(HISTORY) && f.reason().contains("lakesink-history:v1"), f.reason());
+    assertTrue(f.reason().contains("the history view is not built") && !f.reason().contains("current-state"),
+        "names the object it would build: " + f.reason());
     assertEquals(List.of(), h.fake.statements());
   }
 }

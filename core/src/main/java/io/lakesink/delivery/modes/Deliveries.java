@@ -39,7 +39,9 @@ public final class Deliveries {
     DeltaTable merged = new DeltaTable(engine, storage.tableLocation(name));
     if (keepsTable && s.mode() == io.lakesink.config.DeliveryMode.CHANGELOG && s.primaryKey().isEmpty()) {
       // The view can rank on each record's key; a kept table needs one key known before any record.
-      throw io.lakesink.error.Errors.currentStateTableWithoutKey(name);
+      // Refused as the kept table's quarantine record: the changelog is delivered all the same.
+      return ChangelogDelivery.refusingKeptTable(s, changelog, merged, context, name,
+          io.lakesink.error.Errors.currentStateTableWithoutKey(name));
     }
     return switch (s.mode()) {
       case CHANGELOG -> new ChangelogDelivery(s, changelog, merged, context, keepsTable
