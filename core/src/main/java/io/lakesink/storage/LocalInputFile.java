@@ -1,6 +1,5 @@
 package io.lakesink.storage;
 
-import io.delta.kernel.defaults.engine.fileio.InputFile;
 import io.delta.kernel.defaults.engine.fileio.SeekableInputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -14,11 +13,9 @@ import java.nio.file.StandardOpenOption;
 /**
  * A file to read with explicit ranges (Parquet footers and column chunks), on a {@link
  * FileChannel}. Unbuffered: Kernel reads JSON through a BufferedReader and Parquet in ranges.
- *
- * <p>Kernel gives Parquet a fresh Hadoop configuration for files that are not Hadoop's (about 2
- * ms per file read); that is cheap next to the processes Hadoop's local file system forks.
+ * Parquet reads it with the configuration parsed once ({@link ParsedOnceInputFile}).
  */
-final class LocalInputFile implements InputFile {
+final class LocalInputFile extends ParsedOnceInputFile {
   private final Path file;
   private final String uri;
   private final long knownSize;

@@ -1,16 +1,17 @@
 package io.lakesink.storage.azure;
 
 import com.azure.storage.blob.BlobClient;
-import io.delta.kernel.defaults.engine.fileio.InputFile;
 import io.delta.kernel.defaults.engine.fileio.SeekableInputStream;
+import io.lakesink.storage.ParsedOnceInputFile;
 import java.io.IOException;
 
 /**
  * A blob to read. Kernel passes the size it knows from the log, -1 when it does not, and 0 for
  * _last_checkpoint, whose size it never looked up: like Hadoop's input file, sizes ≤ 0 count as
- * unknown. (Trusting the 0 makes the file read as empty, which Kernel retries for 3 s.)
+ * unknown. (Trusting the 0 makes the file read as empty, which Kernel retries for 3 s.) Parquet
+ * reads it with the configuration parsed once ({@link ParsedOnceInputFile}).
  */
-final class BlobInputFile implements InputFile {
+final class BlobInputFile extends ParsedOnceInputFile {
   private final BlobClient blob;
   private final String path;
   private final AzureErrors errors;

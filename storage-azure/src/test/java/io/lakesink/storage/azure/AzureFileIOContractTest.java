@@ -2,6 +2,7 @@ package io.lakesink.storage.azure;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -69,6 +70,8 @@ class AzureFileIOContractTest {
       assertEquals(-1, in.read());
     }
     // Size unknown (Kernel passes -1 for readFiles): learnt from the first range answer.
+    // Kernel's Parquet reader then takes the configuration parsed once (ParsedOnceInputFileTest).
+    assertInstanceOf(io.delta.kernel.defaults.engine.hadoopio.HadoopInputFile.class, io.newInputFile(path, content.length));
     var unknownSize = io.newInputFile(path, -1);
     try (SeekableInputStream in = unknownSize.newStream()) {
       assertArrayEquals(content, in.readAllBytes());
