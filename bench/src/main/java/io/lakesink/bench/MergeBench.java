@@ -401,10 +401,12 @@ public final class MergeBench {
       long filesReadBefore = delivery.filesRead();
       long bytesReadBefore = delivery.bytesOfFilesRead();
       heap.reset();
+      long cpuBefore = processCpuNanos();
       long start = System.nanoTime();
       events.forEach(delivery::accept);
       delivery.flush();
       long end = System.nanoTime();
+      long cpu = processCpuNanos() - cpuBefore;
       long peak = heap.peakBytes();
       long peakAfterGc = heap.peakAfterGcBytes();
       int gcs = heap.collections();
@@ -441,6 +443,7 @@ public final class MergeBench {
       long retained = HeapWatch.retainedBytes();
       String k = "merge." + b + ".";
       r.setProperty(k + "seconds", String.valueOf((end - start) / 1e9));
+      r.setProperty(k + "cpu_seconds", String.valueOf(cpu / 1e9));
       r.setProperty(k + "read_merge_write_seconds", String.valueOf((phases.beforeCommit - phases.beforeWrite) / 1e9));
       r.setProperty(k + "commit_seconds", String.valueOf((end - phases.beforeCommit) / 1e9));
       r.setProperty(k + "files_read", String.valueOf(delivery.filesRead() - filesReadBefore));
@@ -463,15 +466,24 @@ public final class MergeBench {
       r.setProperty("vmhwm_mb", String.valueOf(vmKb("VmHWM") / 1024));
       store(r, resultFile); // after every merge: an OutOfMemoryError later keeps what was measured
       System.out.printf(Locale.ROOT,
-          "lakesink merge %d: %.2f s (read+merge+write %.2f s, commit %.2f s), read %d files (%,d MB), rewrote %,d rows (%,d MB) in %d of %d files, wrote %,d rows"
+          "lakesink merge %d: %.2f s (CPU %.2f s; read+merge+write %.2f s, commit %.2f s), read %d files (%,d MB), rewrote %,d rows (%,d MB) in %d of %d files, wrote %,d rows"
               + " in %d files, table %,d rows; heap peak %,d MB, after GC %,d MB (%d GCs), retained after merge %,d MB%n",
-          b, (end - start) / 1e9, (phases.beforeCommit - phases.beforeWrite) / 1e9, (end - phases.beforeCommit) / 1e9,
+          b, (end - start) / 1e9, cpu / 1e9, (phases.beforeCommit - phases.beforeWrite) / 1e9, (end - phases.beforeCommit) / 1e9,
           delivery.filesRead() - filesReadBefore, (delivery.bytesOfFilesRead() - bytesReadBefore) >> 20, rowsRemoved, bytesRemoved >> 20, filesRemoved, before.size(), rowsAdded, filesAdded, tableRows, peak >> 20, peakAfterGc >> 20,
           gcs, retained >> 20);
     }
     memoryFactor(table, r);
     store(r, resultFile);
     System.out.printf(Locale.ROOT, "lakesink JVM peak RSS %,d MB%n", vmKb("VmHWM") / 1024);
+  }
+
+  /**
+   * The CPU time of the whole JVM (every thread, GC included): on a machine shared with other
+   * builds a merge's wall time moves with the load, its CPU time much less, so two layouts or two
+   * versions compare by it.
+   */
+  private static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
   }
 
   /**
@@ -712,9 +724,9 @@ public final class MergeBench {
     for (int b = 1; b <= batches; b++) {
       String k = "merge." + b + ".";
       if (ls.getProperty(k + "seconds") != null) {
-        System.out.printf(Locale.ROOT, "  lakesink merge %d: read+merge+write %.2f s, commit %.2f s; %s of %s files rewritten; %s rows deleted"
+        System.out.printf(Locale.ROOT, "  lakesink merge %d: CPU %s s (all threads); read+merge+write %.2f s, commit %.2f s; %s of %s files rewritten; %s rows deleted"
                 + " by deletion vectors in %s files; wrote %,d rows in %s files; table %,d rows; %s GCs%n",
-            b, number(ls, k + "read_merge_write_seconds"), number(ls, k + "commit_seconds"), ls.getProperty(k + "files_removed"),
+            b, fmt(number(ls, k + "cpu_seconds"), "%.2f"), number(ls, k + "read_merge_write_seconds"), number(ls, k + "commit_seconds"), ls.getProperty(k + "files_removed"),
             ls.getProperty(k + "files_before"), ls.getProperty(k + "rows_deleted_by_vectors", "-"),
             ls.getProperty(k + "files_with_new_vectors", "-"), Long.parseLong(ls.getProperty(k + "rows_written")),
             ls.getProperty(k + "files_added"), Long.parseLong(ls.getProperty(k + "table_rows")), ls.getProperty(k + "gcs"));

@@ -121,6 +121,13 @@ public final class SparkMergeBench {
           tableRows, peak >> 20, peakAfterGc >> 20);
     }
 
+    if (!Boolean.parseBoolean(o.getOrDefault("cross-check", "true"))) {
+      // CROSS_CHECK=0: at 10 million rows the two exceptAll below take longer than the merges.
+      r.setProperty("cross_check", "not run (CROSS_CHECK=0)");
+      store(r, resultFile);
+      spark.stop();
+      return;
+    }
     // Both engines applied the same changes to the same table: the results must be equal, row
     // for row, on every column both tables have (lakesink's __op/__ts_ms come from the same
     // changes; its __partition/__offset have no counterpart in delta-spark's table).
