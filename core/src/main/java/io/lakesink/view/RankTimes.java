@@ -70,6 +70,9 @@ public final class RankTimes {
 
   /** The larger of two times, an unknown one lowest. */
   public static Long max(Long a, Long b) {
-    return a == null ? b : b == null ? a : Math.max(a, b);
+    if (a == null) {
+      return b;
+    }
+    return b == null || a >= b ? a : b;
   }
 }
