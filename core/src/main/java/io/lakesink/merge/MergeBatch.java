@@ -92,11 +92,6 @@ final class MergeBatch {
       return -1;
     }
 
-    /** The highest ranked change, ranked within the batch alone. */
-    Change best() {
-      return best;
-    }
-
     /** Whether every one of the key's changes that may win is a snapshot read. */
     boolean allReads() {
       return best.event().op() == Operation.READ

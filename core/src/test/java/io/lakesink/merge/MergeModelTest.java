@@ -23,7 +23,6 @@ import io.lakesink.testing.ChangeModel;
 import io.lakesink.view.CurrentState;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
