@@ -97,9 +97,6 @@ final class ChangelogDeletes implements DeleteHistory {
     read.addAll(List.of(ChangelogColumns.DELETED, ChangelogColumns.TS_MS, ChangelogColumns.PARTITION, ChangelogColumns.OFFSET));
     PositionedRowReader reader = changelog.positionedReader(columns, read);
     int deleted = slot(ChangelogColumns.DELETED);
-    int ts = slot(ChangelogColumns.TS_MS);
-    int partition = slot(ChangelogColumns.PARTITION);
-    int offset = slot(ChangelogColumns.OFFSET);
     List<String> filterColumns = new ArrayList<>(names);
     filterColumns.add(DELETES);
     List<List<Object>> wantedValues = keys.stream().map(RowKey::values).toList();
@@ -118,11 +115,7 @@ final class ChangelogDeletes implements DeleteHistory {
           building.add(key.values());
         }
         if (key != null && wanted.contains(key)) {
-          ChangeOrder at = new ChangeOrder(
-              row[ts] == null ? null : ((Number) row[ts]).longValue(),
-              row[partition] == null ? null : ((Number) row[partition]).intValue(),
-              row[offset] == null ? null : ((Number) row[offset]).longValue());
-          here.merge(key, at, (a, b) -> a.isAfter(b) ? a : b);
+          here.merge(key, ownOrder(row), (a, b) -> a.isAfter(b) ? a : b);
         }
       });
       if (building != null) {
@@ -172,12 +165,10 @@ final class ChangelogDeletes implements DeleteHistory {
     return out;
   }
 
+  /** A changelog row's own order (its own {@code __ts_ms}): what its key's earlier changes may raise. */
   private ChangeOrder ownOrder(Object[] row) {
-    Object ts = row[slot(ChangelogColumns.TS_MS)];
-    Object partition = row[slot(ChangelogColumns.PARTITION)];
-    Object offset = row[slot(ChangelogColumns.OFFSET)];
-    return new ChangeOrder(ts == null ? null : ((Number) ts).longValue(), partition == null ? null : ((Number) partition).intValue(),
-        offset == null ? null : ((Number) offset).longValue());
+    return ChangeOrder.ofValues(row[slot(ChangelogColumns.TS_MS)], row[slot(ChangelogColumns.PARTITION)],
+        row[slot(ChangelogColumns.OFFSET)]);
   }
 
   private int slot(String name) {

@@ -379,11 +379,7 @@ final class TableMerge {
     }
 
     ChangeOrder of(Object[] row) {
-      Object time = row[rank] != null ? row[rank] : row[ts];
-      return new ChangeOrder(
-          time == null ? null : ((Number) time).longValue(),
-          row[partition] == null ? null : ((Number) row[partition]).intValue(),
-          row[offset] == null ? null : ((Number) row[offset]).longValue());
+      return ChangeOrder.ofValues(row[rank] != null ? row[rank] : row[ts], row[partition], row[offset]);
     }
   }
 

@@ -38,8 +38,11 @@ public record ChangeOrder(Long tsMs, Integer partition, Long offset) implements 
    */
   public static ChangeOrder of(Map<String, Object> row) {
     Object ts = row.get(ChangelogColumns.RANK_TS_MS) != null ? row.get(ChangelogColumns.RANK_TS_MS) : row.get(ChangelogColumns.TS_MS);
-    Object partition = row.get(ChangelogColumns.PARTITION);
-    Object offset = row.get(ChangelogColumns.OFFSET);
+    return ofValues(ts, row.get(ChangelogColumns.PARTITION), row.get(ChangelogColumns.OFFSET));
+  }
+
+  /** The order of stored ordering values (any numbers, null unknown). */
+  public static ChangeOrder ofValues(Object ts, Object partition, Object offset) {
     return new ChangeOrder(
         ts == null ? null : ((Number) ts).longValue(),
         partition == null ? null : ((Number) partition).intValue(),
