@@ -333,7 +333,8 @@ final class Commands {
       t = kept.get();
       rows = new ArrayList<>(DeltaTableReader.readAll(t));
       rows.forEach(r -> {
-        r.keySet().removeAll(List.of(ChangelogColumns.PARTITION, ChangelogColumns.OFFSET));
+        // As the view shows it: without what ranks the stored change beside its own time.
+        r.keySet().removeAll(List.of(ChangelogColumns.PARTITION, ChangelogColumns.OFFSET, ChangelogColumns.RANK_TS_MS));
         if (!s.includeMetadataColumns()) {
           r.keySet().removeAll(List.of(ChangelogColumns.OP, ChangelogColumns.TS_MS));
         }

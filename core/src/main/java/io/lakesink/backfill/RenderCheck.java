@@ -105,7 +105,7 @@ final class RenderCheck {
         streamed.add(r);
       }
     }
-    streamed.sort(CurrentState.LATEST_FIRST);
+    CurrentState.sortLatestFirst(streamed);
     if (streamed.isEmpty() || Boolean.TRUE.equals(streamed.get(0).get(ChangelogColumns.DELETED))) {
       return List.of();
     }

@@ -193,13 +193,17 @@ public final class CurrentStateTable {
     }
     sawChangelog(latest);
     List<TableFile> files = changelog.files();
-    List<TableFile> added = added(files, reflected, latest);
+    List<TableFile> added = PartitionOrder.sorted(added(files, reflected, latest));
     List<ChangeEvent> chunk = new ArrayList<>();
+    PartitionOrder order = new PartitionOrder();
     int i = 0;
     do {
       chunk.clear();
-      while (i < added.size() && chunk.size() < maxRowsPerCommit) {
-        chunk.addAll(ChangelogChanges.of(name, changelog.columns().orElseThrow(), changelog.read(added.get(i++))));
+      // A commit ends at the row limit, once no file left may hold an earlier change of a partition it applied.
+      while (i < added.size() && (chunk.size() < maxRowsPerCommit || !order.mayEndBefore(added.subList(i, added.size())))) {
+        List<ChangeEvent> read = ChangelogChanges.of(name, changelog.columns().orElseThrow(), changelog.read(added.get(i++)));
+        order.applying(read);
+        chunk.addAll(read);
       }
       boolean last = i >= added.size();
       long from = reflected;

@@ -78,7 +78,7 @@ public final class ChangeApplication {
       DeltaTable changelog, List<TableFile> changelogFiles, List<ChangeEvent> events, ChangeOrder truncatedAt,
       Function<ChangeOrder, CommitOffsets> offsets, Runnable beforeCommit) {
     Truncations.Cut cut = new Truncations(truncatedAt).cut(events);
-    ChangeOrder floor = cut.truncates() ? cut.at() : truncatedAt;
+    ChangeOrder floor = cut.floor();
     List<ChangeEvent> changes = cut.changes();
     List<Column> existing = target.columns().orElse(List.of());
     RowLayout layout = new RowLayout(table, existing, changes, METADATA);
@@ -87,6 +87,7 @@ public final class ChangeApplication {
       Object[] row = layout.row(e);
       row[layout.slot(ChangelogColumns.OP)] = e.op() == null ? null : e.op().code();
       row[layout.slot(ChangelogColumns.TS_MS)] = e.tsMs();
+      row[layout.slot(ChangelogColumns.RANK_TS_MS)] = e.tsMs(); // until the merge ranks it (MergeBatch)
       // A changelog row without a Kafka position (a backfill's) came with the lowest one: null again.
       row[layout.slot(ChangelogColumns.PARTITION)] = e.position().partition() == Integer.MIN_VALUE ? null : e.position().partition();
       row[layout.slot(ChangelogColumns.OFFSET)] = e.position().offset() == Long.MIN_VALUE ? null : e.position().offset();
@@ -98,7 +99,7 @@ public final class ChangeApplication {
     for (ChangeEvent e : changes) {
       keyOfEach.add(located.computeIfAbsent(keys.of(e, columnNames), names -> KeyColumns.of(names, layout)));
     }
-    MergeBatch batch = new MergeBatch(changes, rows, keyOfEach);
+    MergeBatch batch = new MergeBatch(changes, rows, keyOfEach, floor);
     AppendRequest request = new AppendRequest(layout.columns(), List.of(), Map.of(), List.of(), offsets.apply(floor), properties);
     DeltaTable.PendingWrite pending = target.begin(request);
     ChangelogDeletes deletes = new ChangelogDeletes(changelog, changelogFiles, changelogFilters(changelog));

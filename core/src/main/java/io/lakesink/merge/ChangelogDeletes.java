@@ -7,6 +7,7 @@ import io.lakesink.delta.TableFile;
 import io.lakesink.event.Column;
 import io.lakesink.merge.KeyColumns.RowKey;
 import io.lakesink.view.ChangeOrder;
+import io.lakesink.view.RankTimes;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -26,6 +27,12 @@ import java.util.Map;
  * of those only the key, {@code __deleted} and ordering columns, streamed. Keys that grow with
  * time (the usual insert of a new key) fall outside every older file's range and read nothing.
  * Truncates are not looked up here: the table records the latest it applied.
+ *
+ * <p>A delete ranks at its rank time ({@link RankTimes}): the highest {@code __ts_ms} of its key's
+ * changes up to it in its partition, which other files may hold. So the keys a delete was found
+ * for are read once more, every row of them in the files whose key range may hold them (not only
+ * those holding deletes), and each delete is ranked among its key's changes as the view ranks it.
+ * That costs a second read only for keys deleted before and written again.
  */
 final class ChangelogDeletes implements DeleteHistory {
   /**
@@ -42,6 +49,8 @@ final class ChangelogDeletes implements DeleteHistory {
   /** Files read by lookups, and those their delete filter ruled out, for tests and the bench. */
   int filesRead;
   int filesSkippedByFilter;
+  /** Files read again to rank the deletes found among their keys' other changes. */
+  int filesReadForRanks;
 
   /**
    * @param files the changelog's files (at the version the batch was read up to)
@@ -88,9 +97,6 @@ final class ChangelogDeletes implements DeleteHistory {
     read.addAll(List.of(ChangelogColumns.DELETED, ChangelogColumns.TS_MS, ChangelogColumns.PARTITION, ChangelogColumns.OFFSET));
     PositionedRowReader reader = changelog.positionedReader(columns, read);
     int deleted = slot(ChangelogColumns.DELETED);
-    int ts = slot(ChangelogColumns.TS_MS);
-    int partition = slot(ChangelogColumns.PARTITION);
-    int offset = slot(ChangelogColumns.OFFSET);
     List<String> filterColumns = new ArrayList<>(names);
     filterColumns.add(DELETES);
     List<List<Object>> wantedValues = keys.stream().map(RowKey::values).toList();
@@ -109,11 +115,7 @@ final class ChangelogDeletes implements DeleteHistory {
           building.add(key.values());
         }
         if (key != null && wanted.contains(key)) {
-          ChangeOrder at = new ChangeOrder(
-              row[ts] == null ? null : ((Number) row[ts]).longValue(),
-              row[partition] == null ? null : ((Number) row[partition]).intValue(),
-              row[offset] == null ? null : ((Number) row[offset]).longValue());
-          here.merge(key, at, (a, b) -> a.isAfter(b) ? a : b);
+          here.merge(key, ownOrder(row), (a, b) -> a.isAfter(b) ? a : b);
         }
       });
       if (building != null) {
@@ -124,7 +126,49 @@ final class ChangelogDeletes implements DeleteHistory {
     List<Map<RowKey, ChangeOrder>> looked = found.stream().filter(java.util.Objects::nonNull).toList();
     filesRead += looked.size();
     filesSkippedByFilter += candidates.size() - looked.size();
-    looked.forEach(m -> m.forEach((k, at) -> out.merge(k, at, (a, b) -> a.isAfter(b) ? a : b)));
+    Map<RowKey, ChangeOrder> latest = new HashMap<>();
+    looked.forEach(m -> m.forEach((k, at) -> latest.merge(k, at, (a, b) -> a.isAfter(b) ? a : b)));
+    if (!latest.isEmpty()) {
+      out.putAll(ranked(latest.keySet(), keyColumns, located, names));
+    }
+  }
+
+  /**
+   * Where the latest delete of each key ranks, from every change of those keys: a delete's rank
+   * time may come from an earlier change of its key in its partition, in any file.
+   */
+  private Map<RowKey, ChangeOrder> ranked(java.util.Set<RowKey> deletedKeys, List<Column> keyColumns, KeyColumns located, List<String> names) {
+    List<TableFile> candidates =
+        FilePruning.candidates(files, Map.of(keyColumns, deletedKeys.stream().map(RowKey::values).toList()));
+    List<String> read = new ArrayList<>(names);
+    read.addAll(List.of(ChangelogColumns.DELETED, ChangelogColumns.TS_MS, ChangelogColumns.PARTITION, ChangelogColumns.OFFSET));
+    PositionedRowReader reader = changelog.positionedReader(columns, read);
+    int deleted = slot(ChangelogColumns.DELETED);
+    List<Map<RowKey, List<Object[]>>> found = ParallelFiles.map(candidates, TableMerge.LANES, file -> {
+      Map<RowKey, List<Object[]>> here = new HashMap<>();
+      reader.forEach(file, names, probe -> deletedKeys.contains(located.keyOf(probe)),
+          (row, position) -> here.computeIfAbsent(located.keyOf(row), k -> new ArrayList<>()).add(row));
+      return here;
+    });
+    filesReadForRanks += candidates.size();
+    Map<RowKey, List<Object[]>> rowsOf = new HashMap<>();
+    found.forEach(m -> m.forEach((k, rows) -> rowsOf.computeIfAbsent(k, x -> new ArrayList<>()).addAll(rows)));
+    Map<RowKey, ChangeOrder> out = new HashMap<>();
+    rowsOf.forEach((key, rows) -> {
+      Map<Object[], ChangeOrder> rank = RankTimes.of(rows, row -> key, this::ownOrder, row -> false);
+      for (Object[] row : rows) {
+        if (Boolean.TRUE.equals(row[deleted])) {
+          out.merge(key, rank.get(row), (a, b) -> a.isAfter(b) ? a : b);
+        }
+      }
+    });
+    return out;
+  }
+
+  /** A changelog row's own order (its own {@code __ts_ms}): what its key's earlier changes may raise. */
+  private ChangeOrder ownOrder(Object[] row) {
+    return ChangeOrder.ofValues(row[slot(ChangelogColumns.TS_MS)], row[slot(ChangelogColumns.PARTITION)],
+        row[slot(ChangelogColumns.OFFSET)]);
   }
 
   private int slot(String name) {

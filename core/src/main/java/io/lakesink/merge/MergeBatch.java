@@ -11,29 +11,143 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A batch reduced to the latest change per key, ranked as the current-state view ranks them
- * ({@link ChangeOrder}), so the outcome does not depend on which events share a batch. Rows
- * whose key is empty are dropped.
+ * A batch reduced to what may matter of each key: the last change of the key in each Kafka
+ * partition, ranked as the current-state view ranks them ({@link ChangeOrder}, {@link io.lakesink.view.RankTimes}),
+ * so the outcome does not depend on which events share a batch. Rows whose key is empty are
+ * dropped.
+ *
+ * <p>A change's rank time is the highest source time of its key's changes up to it in its
+ * partition, and those may lie before the batch: the table knows only its stored row (or a
+ * remembered delete), the key's current winner W ranked at R from partition q. That is enough
+ * ({@link Changes#over}). W is the last change of its key in q (ranks grow along a partition), so
+ * a change of q after it ranks at its batch rank raised to R. A change of another partition p
+ * ranks at its batch rank L raised to r, the rank of the key's last earlier change in p, unknown,
+ * but r is at most R (W outranks that change): if L is above R the change wins at L; at L = R
+ * partition and offset decide as they would at the true rank; below R it loses, also when r = R
+ * (then p is below q, W outranking that change, and the change ranks at (R, p) below W). So a
+ * key's batch changes cannot be reduced to one before its stored row is known when they come
+ * from several partitions: the last of each partition is kept (usually there is one).
  */
 final class MergeBatch {
-  /** The latest change of one key, with its row in table order. */
+  /** The last change of one key in one partition of the batch, ranked at its rank time within the batch. */
   record Change(ChangeEvent event, ChangeOrder order, Object[] row) {
     boolean deletes() {
       return event.op() == Operation.DELETE;
     }
   }
 
+  /** A change that wins over what the table holds for its key, at the rank it then has. */
+  record Win(Change change, ChangeOrder rank) {}
+
+  /** A key's changes in the batch that may win: the last of each partition, the best of them first. */
+  static final class Changes {
+    private Change best;
+    /** The last change of each other partition; null while the key came from one partition (usual). */
+    private List<Change> others;
+
+    private Changes(Change first) {
+      best = first;
+    }
+
+    /** Adds the key's next change (in the batch's order, which is offset order within a partition). */
+    private void add(ChangeEvent event, Object[] row) {
+      ChangeOrder own = ChangeOrder.of(event);
+      int i = indexOf(own);
+      Change last = i < 0 ? null : i == 0 ? best : others.get(i - 1);
+      // Its batch rank: raised by the key's earlier changes in the partition (peers rank as one).
+      Change change = new Change(event, own.raisedTo(last == null ? null : last.order().tsMs()), row);
+      if (last != null && last.order().offset() != null && own.offset() != null && own.offset() < last.order().offset()) {
+        // Read out of offset order (never from Kafka): the later change stays the partition's last, raised by this one.
+        change = new Change(last.event(), last.order().raisedTo(own.tsMs()), last.row());
+      }
+      if (i == 0) {
+        best = change;
+      } else if (i > 0) {
+        others.set(i - 1, change);
+      } else {
+        if (others == null) {
+          others = new ArrayList<>(2);
+        }
+        others.add(change);
+      }
+      if (i != 0 && change.order().isAfter(best.order())) {
+        // The best one first: swap it with the one it outranks.
+        int at = others.indexOf(change);
+        others.set(at, best);
+        best = change;
+      }
+    }
+
+    private int indexOf(ChangeOrder own) {
+      if (best.order().samePartition(own)) {
+        return 0;
+      }
+      if (others != null) {
+        for (int i = 0; i < others.size(); i++) {
+          if (others.get(i).order().samePartition(own)) {
+            return i + 1;
+          }
+        }
+      }
+      return -1;
+    }
+
+    /** Whether every one of the key's changes that may win is a snapshot read. */
+    boolean allReads() {
+      return best.event().op() == Operation.READ
+          && (others == null || others.stream().allMatch(c -> c.event().op() == Operation.READ));
+    }
+
+    /** Whether one of them would write a row (not a delete). */
+    boolean writes() {
+      return !best.deletes() || others != null && others.stream().anyMatch(c -> !c.deletes());
+    }
+
+    /**
+     * The change that wins over the key's current winner ranked at {@code stored} (the stored row,
+     * or its remembered delete; null when there is none), with the rank it then has; null when
+     * none does, or the winner ranks at or below {@code floor} (the latest truncate). A change at
+     * the stored row's rank wins: it is the change that wrote it, written again as it was.
+     */
+    Win over(ChangeOrder stored, ChangeOrder floor) {
+      Change winner = best;
+      ChangeOrder rank = raised(best, stored);
+      if (others != null) {
+        for (Change c : others) {
+          ChangeOrder r = raised(c, stored);
+          if (r.isAfter(rank)) {
+            winner = c;
+            rank = r;
+          }
+        }
+      }
+      if (floor != null && !rank.isAfter(floor) || stored != null && stored.isAfter(rank)) {
+        return null;
+      }
+      return new Win(winner, rank);
+    }
+
+    /** A change of the stored row's partition comes after it: it ranks at least as high. */
+    private static ChangeOrder raised(Change c, ChangeOrder stored) {
+      return stored != null && c.order().samePartition(stored) ? c.order().raisedTo(stored.tsMs()) : c.order();
+    }
+  }
+
   /** Each key column set of the batch: one, unless the record key's fields changed. */
   private final Map<List<String>, KeyColumns> keyColumns = new LinkedHashMap<>();
-  final Map<RowKey, Change> latest = new LinkedHashMap<>();
+  final Map<RowKey, Changes> latest = new LinkedHashMap<>();
+  /** The latest truncate (of the batch, or applied before): no change ranked at or below it applies. */
+  final ChangeOrder floor;
   private LongKeySet longKeys;
   int emptyKeys;
 
   /**
    * @param rows each event's row in table order (same order as {@code events})
    * @param keys the columns each event is keyed on (same order)
+   * @param floor the latest truncate the table reflects once the batch is merged, or null
    */
-  MergeBatch(List<ChangeEvent> events, List<Object[]> rows, List<KeyColumns> keys) {
+  MergeBatch(List<ChangeEvent> events, List<Object[]> rows, List<KeyColumns> keys, ChangeOrder floor) {
+    this.floor = floor;
     for (int i = 0; i < events.size(); i++) {
       KeyColumns columns = keys.get(i);
       keyColumns.putIfAbsent(columns.names(), columns);
@@ -42,8 +156,12 @@ final class MergeBatch {
         emptyKeys++;
         continue;
       }
-      Change change = new Change(events.get(i), ChangeOrder.of(events.get(i)), rows.get(i));
-      latest.merge(key, change, (current, candidate) -> candidate.order().isAfter(current.order()) ? candidate : current);
+      Changes changes = latest.get(key);
+      if (changes == null) {
+        latest.put(key, new Changes(new Change(events.get(i), ChangeOrder.of(events.get(i)), rows.get(i))));
+      } else {
+        changes.add(events.get(i), rows.get(i));
+      }
     }
   }
 
@@ -114,13 +232,13 @@ final class MergeBatch {
     return out;
   }
 
-  /** The latest of the changes of these keys. */
-  Change latestOf(List<RowKey> keys) {
-    Change best = null;
+  /** What wins over a stored row ranked at {@code stored} among the changes of these keys (its keys in the batch); null: the row stays. */
+  Win over(List<RowKey> keys, ChangeOrder stored) {
+    Win best = null;
     for (RowKey k : keys) {
-      Change c = latest.get(k);
-      if (best == null || c.order().isAfter(best.order())) {
-        best = c;
+      Win w = latest.get(k).over(stored, floor);
+      if (w != null && (best == null || w.rank().isAfter(best.rank()))) {
+        best = w;
       }
     }
     return best;

@@ -47,12 +47,16 @@ public final class MergeDelivery extends BufferedDelivery {
   static final int SCAN_KEYS_FROM = 10_000;
   /**
    * What ranks a merged row's change ({@link io.lakesink.view.ChangeOrder}): every merged table
-   * keeps them, so a later batch never overwrites a row with an older change.
+   * keeps them, so a later batch never overwrites a row with an older change. {@code
+   * __rank_ts_ms} is the change's rank time, which its key's earlier changes in its partition may
+   * have raised above its {@code __ts_ms} (a table from before it gains it; null reads as {@code
+   * __ts_ms}).
    */
   static final List<Column> ORDERING = List.of(
       new Column(ChangelogColumns.TS_MS, ColumnType.BIGINT),
       new Column(ChangelogColumns.PARTITION, ColumnType.INT),
-      new Column(ChangelogColumns.OFFSET, ColumnType.BIGINT));
+      new Column(ChangelogColumns.OFFSET, ColumnType.BIGINT),
+      new Column(ChangelogColumns.RANK_TS_MS, ColumnType.BIGINT));
   /** Without a column mapping, the merged table also keeps the operation. */
   static final List<Column> ENVELOPE =
       Stream.concat(Stream.of(new Column(ChangelogColumns.OP, ColumnType.STRING)), ORDERING.stream()).toList();
@@ -123,7 +127,10 @@ public final class MergeDelivery extends BufferedDelivery {
       table.enableDeletionVectors(); // the operator opted in (docs/merge.md): one commit of its own
     }
     Truncations.Cut cut = truncations.cut(events);
-    events = cut.changes(); // a truncate carries no row; a change ranked below one is gone with it
+    boolean keyed = !keys.appendOnly(cut.changes());
+    // A truncate carries no row; a change ranked below one is gone with it: without a key at its
+    // own time, with one at its rank, which the key's stored row may raise (MergeBatch decides).
+    events = keyed ? cut.changes() : cut.aboveFloor();
     List<Column> existing = table.columns().orElse(List.of());
     RowLayout layout = new RowLayout(tableName(), existing, events, metadata);
     List<Object[]> rows = new ArrayList<>(events.size());
@@ -135,12 +142,11 @@ public final class MergeDelivery extends BufferedDelivery {
     DeltaTable.PendingWrite pending;
     TableMerge merge;
     MergeBatch keyedBatch = null;
-    boolean keyed = !keys.appendOnly(events);
     if (!keyed && cut.truncates()) {
       // Nothing to match on, but the truncate still removes what ranks below it: a merge of no
       // key, then the batch appended.
       pending = table.begin(request);
-      merge = mergeInto(layout, new MergeBatch(List.of(), List.of(), List.of()), pending, cut.at());
+      merge = mergeInto(layout, new MergeBatch(List.of(), List.of(), List.of(), cut.floor()), pending, cut.at());
       merge.rows.addAll(TableMerge.append(events, rows).rows);
     } else if (!keyed) {
       // Without a key there is nothing to match on: updates accumulate, deletes are not applied.
@@ -152,7 +158,7 @@ public final class MergeDelivery extends BufferedDelivery {
       pending = table.begin(request);
       merge = TableMerge.append(events, rows);
     } else {
-      MergeBatch batch = batch(layout, events, rows);
+      MergeBatch batch = batch(layout, events, rows, cut.floor());
       pending = table.begin(request);
       merge = mergeInto(layout, batch, pending, cut.at());
       keyedBatch = batch;
@@ -177,14 +183,14 @@ public final class MergeDelivery extends BufferedDelivery {
     return version;
   }
 
-  private MergeBatch batch(RowLayout layout, List<ChangeEvent> events, List<Object[]> rows) {
+  private MergeBatch batch(RowLayout layout, List<ChangeEvent> events, List<Object[]> rows, ChangeOrder floor) {
     Set<String> columns = new HashSet<>(layout.columns().stream().map(Column::name).toList());
     Map<List<String>, KeyColumns> located = new HashMap<>();
     List<KeyColumns> keyOfEach = new ArrayList<>(events.size());
     for (ChangeEvent e : events) {
       keyOfEach.add(located.computeIfAbsent(keys.of(e, columns), names -> KeyColumns.of(names, layout)));
     }
-    MergeBatch batch = new MergeBatch(events, rows, keyOfEach);
+    MergeBatch batch = new MergeBatch(events, rows, keyOfEach, floor);
     if (batch.emptyKeys > 0) {
       log.warn("Dropped {} rows of {} whose key ({}) is empty", batch.emptyKeys, tableName(),
           batch.keyColumns().stream().map(k -> String.join(", ", k.names())).distinct().toList());
@@ -238,7 +244,7 @@ public final class MergeDelivery extends BufferedDelivery {
     tableKeys = null;
     if (files.isEmpty()) {
       tableKeys = TableKeys.empty(key, version);
-    } else if (batch.latest.values().stream().allMatch(c -> c.event().op() == Operation.READ)
+    } else if (batch.latest.values().stream().allMatch(MergeBatch.Changes::allReads)
         && batch.latest.size() >= SCAN_KEYS_FROM) {
       long start = System.nanoTime();
       tableKeys = TableKeys.scan(table.positionedReader(layout.columns(), key.names()), files, key, version)
@@ -308,6 +314,7 @@ public final class MergeDelivery extends BufferedDelivery {
       row[layout.slot(ChangelogColumns.OP)] = e.op() == null ? null : e.op().code();
     }
     row[layout.slot(ChangelogColumns.TS_MS)] = e.tsMs();
+    row[layout.slot(ChangelogColumns.RANK_TS_MS)] = e.tsMs(); // until a merge ranks it (MergeBatch)
     row[layout.slot(ChangelogColumns.PARTITION)] = e.position().partition();
     row[layout.slot(ChangelogColumns.OFFSET)] = e.position().offset();
     return row;

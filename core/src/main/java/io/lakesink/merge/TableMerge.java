@@ -31,8 +31,8 @@ import java.util.Set;
  * streamed, the rows a change replaces are found by position and deleted with a deletion vector
  * when the table has them, else the file is copied without them (copy-on-write, streamed as
  * well). A change applies when it ranks at or above the stored row
- * ({@link ChangeOrder}): a row written by a later change stays, whatever order the changes arrive
- * in. A change of a key the table does not hold is inserted, unless a later delete of that key
+ * ({@link ChangeOrder}, {@link MergeBatch.Changes#over}): a row written by a later change stays,
+ * whatever order the changes arrive in. A change of a key the table does not hold is inserted, unless a later delete of that key
  * is known ({@link DeleteHistory}); the inserts go to a file of their own, sorted too.
  *
  * <p>A batch with a truncate ({@code cut}) reads every file: each stored row ranked below the
@@ -167,7 +167,7 @@ final class TableMerge {
     // them into the rewrites already.
     changed.removeAll(claimed);
     changed.forEach(c -> m.rows.add(c.row()));
-    m.insertMissing(batch, found, deleted, order);
+    m.insertMissing(batch, found, deleted, order, ranks);
     return m;
   }
 
@@ -199,7 +199,7 @@ final class TableMerge {
   /** The columns a merge with deletion vectors reads: every key column of the batch, and the ordering ones. */
   static List<String> columnsRead(MergeBatch batch) {
     LinkedHashSet<String> names = new LinkedHashSet<>(batch.keyColumnNames());
-    names.addAll(List.of(ChangelogColumns.TS_MS, ChangelogColumns.PARTITION, ChangelogColumns.OFFSET));
+    names.addAll(List.of(ChangelogColumns.TS_MS, ChangelogColumns.RANK_TS_MS, ChangelogColumns.PARTITION, ChangelogColumns.OFFSET));
     return List.copyOf(names);
   }
 
@@ -212,24 +212,25 @@ final class TableMerge {
    * Adds the changes of keys the table does not hold (any more), then sorts the rows to write by
    * key. Only those that would insert a row are looked up in the delete history, all at once.
    */
-  private void insertMissing(MergeBatch batch, Set<RowKey> found, DeleteHistory deleted, Comparator<Object[]> order) {
+  private void insertMissing(MergeBatch batch, Set<RowKey> found, DeleteHistory deleted, Comparator<Object[]> order, Ranks ranks) {
     // With no delete known (a snapshot load) there is nothing to look up, and inserted keys are
     // only remembered to forget their deletes: either set would be garbage the size of the batch.
     boolean none = deleted.knowsNone();
     List<RowKey> inserts = new ArrayList<>();
     if (!none) {
-      batch.latest.forEach((key, change) -> {
-        if (!found.contains(key) && !change.deletes()) {
+      batch.latest.forEach((key, changes) -> {
+        if (!found.contains(key) && changes.writes()) {
           inserts.add(key);
         }
       });
     }
     Map<RowKey, ChangeOrder> deletedAt = inserts.isEmpty() ? Map.of() : deleted.deletedAt(inserts);
     Set<RowKey> inserted = none ? null : written;
-    batch.latest.forEach((key, change) -> {
-      ChangeOrder at = deletedAt.get(key);
-      if (!found.contains(key) && (at == null || !at.isAfter(change.order()))) {
-        applied(List.of(key), change, rows, deletes, inserted); // a key the table does not hold (any more)
+    batch.latest.forEach((key, changes) -> {
+      // A key the table does not hold (any more): its remembered delete, if any, is what to outrank.
+      MergeBatch.Win win = found.contains(key) ? null : changes.over(deletedAt.get(key), batch.floor);
+      if (win != null) {
+        applied(List.of(key), win, rows, deletes, inserted, ranks);
       }
     });
     rows.sort(order);
@@ -279,18 +280,19 @@ final class TableMerge {
           return;
         }
         f.found.addAll(keys);
-        MergeBatch.Change change = batch.latestOf(keys);
-        if (ranks.of(row).isAfter(change.order())) {
+        MergeBatch.Win win = batch.over(keys, ranks.of(row));
+        if (win == null) {
           return; // written by a later change than the batch's
         }
         if (n[0] == positions[0].length) {
           positions[0] = Arrays.copyOf(positions[0], n[0] * 2);
         }
         positions[0][n[0]++] = position;
-        if (change.deletes()) {
-          keys.forEach(k -> f.deletes.put(k, change.order()));
+        if (win.change().deletes()) {
+          keys.forEach(k -> f.deletes.put(k, win.rank()));
         } else {
-          f.upserts.add(change);
+          ranks.stamp(win);
+          f.upserts.add(win.change());
           f.written.addAll(keys);
         }
       };
@@ -326,11 +328,12 @@ final class TableMerge {
 
   /** @param written where the keys of a written change go; null when nobody needs them */
   private static void applied(
-      List<RowKey> keys, MergeBatch.Change change, List<Object[]> out, Map<RowKey, ChangeOrder> deletes, Set<RowKey> written) {
-    if (change.deletes()) {
-      keys.forEach(k -> deletes.put(k, change.order()));
+      List<RowKey> keys, MergeBatch.Win win, List<Object[]> out, Map<RowKey, ChangeOrder> deletes, Set<RowKey> written, Ranks ranks) {
+    if (win.change().deletes()) {
+      keys.forEach(k -> deletes.put(k, win.rank()));
     } else {
-      out.add(change.row());
+      ranks.stamp(win);
+      out.add(win.change().row());
       if (written != null) {
         written.addAll(keys);
       }
@@ -346,32 +349,37 @@ final class TableMerge {
   /** Where a stored row ranks, from its ordering columns (null when it predates them). */
   private static final class Ranks {
     private final int ts;
+    private final int rank;
     private final int partition;
     private final int offset;
     private final ChangeOrder cut;
 
     Ranks(RowLayout layout, ChangeOrder cut) {
       ts = layout.slot(ChangelogColumns.TS_MS);
+      rank = layout.slot(ChangelogColumns.RANK_TS_MS);
       partition = layout.slot(ChangelogColumns.PARTITION);
       offset = layout.slot(ChangelogColumns.OFFSET);
       this.cut = cut;
     }
 
-    /** Whether the batch's truncate removes the row: it ranks below the truncate. */
     /** Whether the batch has a truncate: every row of every file is looked at whole. */
     boolean cuts() {
       return cut != null;
     }
 
+    /** Whether the batch's truncate removes the row: it ranks below the truncate. */
     boolean truncated(Object[] row) {
       return cut != null && cut.isAfter(of(row));
     }
 
+    /** A stored row's rank: its {@code __rank_ts_ms}, or its {@code __ts_ms} when that is null (written before the column). */
+    /** Writes the rank a winning change has into its row: a later batch ranks the stored row by it. */
+    void stamp(MergeBatch.Win win) {
+      win.change().row()[rank] = win.rank().tsMs();
+    }
+
     ChangeOrder of(Object[] row) {
-      return new ChangeOrder(
-          row[ts] == null ? null : ((Number) row[ts]).longValue(),
-          row[partition] == null ? null : ((Number) row[partition]).intValue(),
-          row[offset] == null ? null : ((Number) row[offset]).longValue());
+      return ChangeOrder.ofValues(row[rank] != null ? row[rank] : row[ts], row[partition], row[offset]);
     }
   }
 

@@ -243,8 +243,9 @@ public final class ChangelogMigration {
       }
       row[index.get(ChangelogColumns.OP)] = Operation.READ.code();
       row[index.get(ChangelogColumns.DELETED)] = false;
-      Object ts = merged.get(ChangelogColumns.TS_MS);
-      row[index.get(ChangelogColumns.TS_MS)] = ts == null ? null : ((Number) ts).longValue();
+      // Its rank time (__rank_ts_ms, else __ts_ms): the changelog has no column for a rank its key's
+      // earlier changes raised, and the row must keep ranking where it ranked in the merged table.
+      row[index.get(ChangelogColumns.TS_MS)] = io.lakesink.view.ChangeOrder.of(merged).tsMs();
       // __partition and __offset stay null: below every change that has a position.
       row[index.get(ChangelogColumns.INGEST_DATE)] = today;
       return row;

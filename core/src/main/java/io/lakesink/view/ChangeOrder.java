@@ -6,10 +6,14 @@ import java.util.Comparator;
 import java.util.Map;
 
 /**
- * Where a change ranks among the changes of its key: {@code __ts_ms}, then {@code __partition},
- * then {@code __offset}, each unknown value ranking lowest. The source time alone is not a total
- * order, so the Kafka position breaks ties. The current-state view and MERGE delivery share this
- * rule, so a merged table and the view over the same changes agree.
+ * Where a change ranks among the changes of its key: its rank time ({@link RankTimes}: the
+ * highest {@code __ts_ms} of its key's changes up to it in its Kafka partition), then {@code
+ * __partition}, then {@code __offset}, each unknown value ranking lowest. The source time alone
+ * is not a total order, so the Kafka position breaks ties. The current-state view and MERGE
+ * delivery share this rule, so a merged table and the view over the same changes agree.
+ *
+ * @param tsMs the rank time; {@link #of(ChangeEvent)} gives a change's own time, which its key's
+ *     earlier changes in the partition may raise ({@link #raisedTo})
  */
 public record ChangeOrder(Long tsMs, Integer partition, Long offset) implements Comparable<ChangeOrder> {
   /** What a row without any ordering column ranks as: below every change. */
@@ -20,19 +24,40 @@ public record ChangeOrder(Long tsMs, Integer partition, Long offset) implements 
           .thenComparing(ChangeOrder::partition, Comparator.nullsFirst(Comparator.<Integer>naturalOrder()))
           .thenComparing(ChangeOrder::offset, Comparator.nullsFirst(Comparator.<Long>naturalOrder()));
 
+  /** A change's own order (its own time); a change without a Kafka position (a backfill's) has none. */
   public static ChangeOrder of(ChangeEvent e) {
-    return new ChangeOrder(e.tsMs(), e.position().partition(), e.position().offset());
+    int partition = e.position().partition();
+    long offset = e.position().offset();
+    return new ChangeOrder(e.tsMs(), partition == Integer.MIN_VALUE ? null : partition, offset == Long.MIN_VALUE ? null : offset);
   }
 
-  /** The order of a stored row (changelog or merged table); missing columns read as unknown. */
+  /**
+   * The order of a stored row (changelog or merged table); missing columns read as unknown. A
+   * merged row's rank time is {@code __rank_ts_ms}; without it (a changelog row, or a row written
+   * before the column existed) its own {@code __ts_ms}.
+   */
   public static ChangeOrder of(Map<String, Object> row) {
-    Object ts = row.get(ChangelogColumns.TS_MS);
-    Object partition = row.get(ChangelogColumns.PARTITION);
-    Object offset = row.get(ChangelogColumns.OFFSET);
+    Object ts = row.get(ChangelogColumns.RANK_TS_MS) != null ? row.get(ChangelogColumns.RANK_TS_MS) : row.get(ChangelogColumns.TS_MS);
+    return ofValues(ts, row.get(ChangelogColumns.PARTITION), row.get(ChangelogColumns.OFFSET));
+  }
+
+  /** The order of stored ordering values (any numbers, null unknown). */
+  public static ChangeOrder ofValues(Object ts, Object partition, Object offset) {
     return new ChangeOrder(
         ts == null ? null : ((Number) ts).longValue(),
         partition == null ? null : ((Number) partition).intValue(),
         offset == null ? null : ((Number) offset).longValue());
+  }
+
+  /** This change ranked at least at {@code rankTime}: what an earlier change of its key in its partition makes it. */
+  public ChangeOrder raisedTo(Long rankTime) {
+    Long raised = RankTimes.max(tsMs, rankTime);
+    return java.util.Objects.equals(raised, tsMs) ? this : new ChangeOrder(raised, partition, offset);
+  }
+
+  /** Whether both came from the same Kafka partition (both without one too): their ranks then follow their offsets. */
+  public boolean samePartition(ChangeOrder other) {
+    return java.util.Objects.equals(partition, other.partition);
   }
 
   /** Whether this change ranks above {@code other}. */

@@ -3,7 +3,6 @@ package io.lakesink.view;
 import io.lakesink.changelog.ChangelogColumns;
 import io.lakesink.event.Operation;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,10 +15,6 @@ import java.util.Map;
 public final class CurrentState {
   private CurrentState() {}
 
-  /** Latest first: {@code __ts_ms}, {@code __partition}, {@code __offset}, all DESC NULLS LAST ({@link ChangeOrder}). */
-  public static final Comparator<Map<String, Object>> LATEST_FIRST =
-      Comparator.comparing((Map<String, Object> row) -> ChangeOrder.of(row), Comparator.<ChangeOrder>reverseOrder());
-
   /**
    * @param changelog rows of a changelog table, as column → value
    * @param key primary key columns; empty keeps every non-deleted row
@@ -29,6 +24,8 @@ public final class CurrentState {
   public static List<Map<String, Object>> collapse(
       List<Map<String, Object>> changelog, List<String> key, boolean includeMetadataColumns) {
     List<Map<String, Object>> latest;
+    // Without a key there is no key to raise a rank along: each change ranks at its own time.
+    Map<Map<String, Object>, ChangeOrder> rank = key.isEmpty() ? ownOrders(changelog) : RankTimes.ofChangelog(changelog, key);
     if (key.isEmpty()) {
       latest = changelog;
     } else {
@@ -36,7 +33,7 @@ public final class CurrentState {
       for (Map<String, Object> row : changelog) {
         List<Object> k = new ArrayList<>(key.size());
         key.forEach(c -> k.add(row.get(c)));
-        byKey.merge(k, row, (a, b) -> LATEST_FIRST.compare(a, b) <= 0 ? a : b);
+        byKey.merge(k, row, (a, b) -> rank.get(b).isAfter(rank.get(a)) ? b : a);
       }
       latest = new ArrayList<>(byKey.values());
     }
@@ -44,12 +41,24 @@ public final class CurrentState {
     List<Map<String, Object>> visible = new ArrayList<>();
     for (Map<String, Object> row : latest) {
       if (Boolean.TRUE.equals(row.get(ChangelogColumns.DELETED))
-          || truncated != null && !ChangeOrder.of(row).isAfter(truncated)) {
+          || truncated != null && !rank.get(row).isAfter(truncated)) {
         continue;
       }
       visible.add(visibleColumns(row, includeMetadataColumns));
     }
     return visible;
+  }
+
+  /** Sorts changelog rows of one key latest first, as the view ranks them ({@link RankTimes}). */
+  public static void sortLatestFirst(List<Map<String, Object>> rowsOfOneKey) {
+    Map<Map<String, Object>, ChangeOrder> rank = RankTimes.ofChangelog(rowsOfOneKey, List.of());
+    rowsOfOneKey.sort(java.util.Comparator.comparing(rank::get, java.util.Comparator.<ChangeOrder>reverseOrder()));
+  }
+
+  private static Map<Map<String, Object>, ChangeOrder> ownOrders(List<Map<String, Object>> changelog) {
+    Map<Map<String, Object>, ChangeOrder> out = new java.util.IdentityHashMap<>();
+    changelog.forEach(row -> out.put(row, ChangeOrder.of(row)));
+    return out;
   }
 
   /** A changelog row as the view shows it: without the columns the view leaves out. */

@@ -17,10 +17,11 @@ public final class History {
 
   /** One row per version of a key, with {@code __valid_from}, {@code __valid_to} and {@code __is_current}. */
   public static List<Map<String, Object>> versions(List<Map<String, Object>> changelog, List<String> key, boolean includeMetadataColumns) {
+    Map<Map<String, Object>, ChangeOrder> rank = RankTimes.ofChangelog(changelog, key);
     List<Map<String, Object>> ordered = new ArrayList<>(changelog);
-    ordered.sort(Comparator.comparing(ChangeOrder::of));
+    ordered.sort(Comparator.comparing(rank::get));
     List<ChangeOrder> truncates = ordered.stream()
-        .filter(r -> Operation.TRUNCATE.code().equals(r.get(ChangelogColumns.OP))).map(ChangeOrder::of).toList();
+        .filter(r -> Operation.TRUNCATE.code().equals(r.get(ChangelogColumns.OP))).map(rank::get).toList();
     Map<List<Object>, List<Map<String, Object>>> byKey = new LinkedHashMap<>();
     for (Map<String, Object> row : ordered) {
       if (Operation.TRUNCATE.code().equals(row.get(ChangelogColumns.OP))) {
@@ -37,8 +38,8 @@ public final class History {
         if (Boolean.TRUE.equals(row.get(ChangelogColumns.DELETED))) {
           continue;
         }
-        ChangeOrder at = ChangeOrder.of(row);
-        ChangeOrder closedBy = i + 1 < changes.size() ? ChangeOrder.of(changes.get(i + 1)) : null;
+        ChangeOrder at = rank.get(row);
+        ChangeOrder closedBy = i + 1 < changes.size() ? rank.get(changes.get(i + 1)) : null;
         for (ChangeOrder t : truncates) {
           if (t.isAfter(at)) {
             closedBy = closedBy == null || closedBy.isAfter(t) ? t : closedBy;
@@ -46,7 +47,7 @@ public final class History {
           }
         }
         Map<String, Object> version = CurrentState.visibleColumns(row, includeMetadataColumns);
-        version.put(HistoryView.VALID_FROM, row.get(ChangelogColumns.TS_MS));
+        version.put(HistoryView.VALID_FROM, at.tsMs());
         version.put(HistoryView.VALID_TO, closedBy == null ? null : closedBy.tsMs());
         version.put(HistoryView.IS_CURRENT, closedBy == null);
         out.add(version);

@@ -12,13 +12,16 @@ import java.util.stream.Collectors;
 /**
  * The SQL of the history view {@code <table>_HISTORY} over a changelog: slowly changing dimension
  * type 2, one row per version of a key. A version is a change that is not a delete or a
- * truncate; it is valid from its {@code __ts_ms} ({@code __valid_from}) until the next change of
- * its key or the next truncate, whichever ranks first ({@code __valid_to}: that change's
- * {@code __ts_ms}; null while nothing closed it), and {@code __is_current} exactly when the
- * current-state view shows it. A delete closes its key's version and opens none; a truncate
- * closes every version ranked below it. Ranks are {@link ChangeOrder}'s, as the view's: a
- * struct of {@code (__ts_ms, __partition, __offset)} compares field by field with a null lowest,
- * as Spark and Databricks order structs.
+ * truncate; it is valid from its rank time ({@code __valid_from}, {@link RankTimes}: its own
+ * {@code __ts_ms} unless an earlier change of its key in its partition carried a later one) until
+ * the next change of its key or the next truncate, whichever ranks first ({@code __valid_to}:
+ * that change's rank time, a truncate's {@code __ts_ms}; null while nothing closed it), and
+ * {@code __is_current} exactly when the current-state view shows it. So a key's versions follow
+ * each other without gaps or overlaps, in rank order, also when a change carries an earlier
+ * source time than the snapshot row it follows. A delete closes its key's version and opens
+ * none; a truncate closes every version ranked below it. Ranks are {@link ChangeOrder}'s, as the
+ * view's: a struct of {@code (rank time, __partition, __offset)} compares field by field with a
+ * null lowest, as Spark and Databricks order structs.
  */
 public final class HistoryView {
   /** The suffix of the view's name: {@code orders_HISTORY}. */
@@ -54,13 +57,13 @@ public final class HistoryView {
       hidden.add(ChangelogColumns.TS_MS);
     }
     hidden.addAll(List.of(ChangelogColumns.DELETED, ChangelogColumns.PARTITION, ChangelogColumns.OFFSET,
-        ChangelogColumns.INGEST_DATE, NEXT_TRUNCATE, CLOSED_BY));
+        ChangelogColumns.INGEST_DATE, ChangelogColumns.RANK_TS_MS, NEXT_TRUNCATE, CLOSED_BY));
     String except = hidden.stream().map(CurrentStateView::quote).collect(Collectors.joining(", "));
-    String ascending = quote(ChangelogColumns.TS_MS) + " ASC NULLS FIRST, " + quote(ChangelogColumns.PARTITION)
+    String ascending = quote(ChangelogColumns.RANK_TS_MS) + " ASC NULLS FIRST, " + quote(ChangelogColumns.PARTITION)
         + " ASC NULLS FIRST, " + quote(ChangelogColumns.OFFSET) + " ASC NULLS FIRST";
     String partitionBy = key.stream().map(CurrentStateView::quote).collect(Collectors.joining(", "));
     return "SELECT * EXCEPT (" + except + "),\n"
-        + "  " + quote(ChangelogColumns.TS_MS) + " AS " + quote(VALID_FROM) + ",\n"
+        + "  " + quote(ChangelogColumns.RANK_TS_MS) + " AS " + quote(VALID_FROM) + ",\n"
         + "  " + quote(CLOSED_BY) + ".`ts` AS " + quote(VALID_TO) + ",\n"
         + "  " + quote(CLOSED_BY) + " IS NULL AS " + quote(IS_CURRENT) + "\n"
         + "FROM (\n"
@@ -74,7 +77,8 @@ public final class HistoryView {
         + rank() + " END)\n"
         + "      OVER (ORDER BY " + ascending + " ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) AS "
         + quote(NEXT_TRUNCATE) + "\n"
-        + "    FROM " + changelog + "\n"
+        + "    FROM (SELECT *, " + CurrentStateView.rankTime(key) + " AS " + quote(ChangelogColumns.RANK_TS_MS)
+        + " FROM " + changelog + ") AS " + quote(TIMED) + "\n"
         + "  ) AS " + quote(RANKED) + "\n"
         + "  WHERE " + quote(ChangelogColumns.OP) + " IS DISTINCT FROM '" + Operation.TRUNCATE.code() + "'\n"
         + ") AS " + quote(VERSION) + "\n"
@@ -84,11 +88,12 @@ public final class HistoryView {
   private static final String NEXT_TRUNCATE = "__next_truncate";
   private static final String CLOSED_BY = "__closed_by";
   private static final String RANKED = "__ranked";
+  private static final String TIMED = "__timed";
   private static final String VERSION = "__version";
 
   /** A change's rank as a struct: compared field by field, a null lowest. */
   private static String rank() {
-    return "named_struct('ts', " + quote(ChangelogColumns.TS_MS) + ", 'p', " + quote(ChangelogColumns.PARTITION) + ", 'o', "
+    return "named_struct('ts', " + quote(ChangelogColumns.RANK_TS_MS) + ", 'p', " + quote(ChangelogColumns.PARTITION) + ", 'o', "
         + quote(ChangelogColumns.OFFSET) + ")";
   }
 }

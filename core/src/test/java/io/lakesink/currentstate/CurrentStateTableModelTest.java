@@ -21,12 +21,11 @@ import io.lakesink.maintenance.MaintenanceSettings;
 import io.lakesink.maintenance.TableMaintenance;
 import io.lakesink.quarantine.QuarantineStore;
 import io.lakesink.storage.LocalStorage;
-import io.lakesink.view.ChangeOrder;
+import io.lakesink.testing.ChangeModel;
 import io.lakesink.view.CurrentState;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -91,34 +90,18 @@ public class CurrentStateTableModelTest {
         op = random.nextInt(3) == 0 ? Operation.DELETE : Operation.UPDATE;
       }
       live.put(key, op != Operation.DELETE);
+      // Now and then a snapshot row stamped when it was read, later than the key's changes after it.
+      Long stamped = op == Operation.READ && ts != null && random.nextBoolean() ? Long.valueOf(ts + ChangeModel.SNAPSHOT_READ_LATE) : ts;
       String v = random.nextInt(5) == 0 ? null : "v" + i;
       Long amount = random.nextInt(5) == 0 ? 0L : (long) random.nextInt(1000);
-      events.add(event("t", partition, offsets[partition]++, op, ts, row("k1", k1, "k2", k2, "v", v, "amount", amount)));
+      events.add(event("t", partition, offsets[partition]++, op, stamped, row("k1", k1, "k2", k2, "v", v, "amount", amount)));
     }
     return events;
   }
 
-  /**
-   * An independent model: the stream replayed in source order (time, partition, offset, unknown
-   * first); a delete removes the key, a truncate every key.
-   */
+  /** The model ({@link ChangeModel}): the stream replayed in rank order; a delete removes the key, a truncate every key. */
   static Map<String, String> replay(List<ChangeEvent> events) {
-    List<ChangeEvent> sourceOrder = new ArrayList<>(events);
-    sourceOrder.sort(Comparator.comparing(ChangeOrder::of));
-    Map<String, String> state = new TreeMap<>();
-    for (ChangeEvent e : sourceOrder) {
-      if (e.isTruncate()) {
-        state.clear();
-        continue;
-      }
-      String k = e.value("k1") + "/" + e.value("k2");
-      if (e.isDelete()) {
-        state.remove(k);
-      } else {
-        state.put(k, e.value("v") + "," + e.value("amount"));
-      }
-    }
-    return state;
+    return ChangeModel.replay(events);
   }
 
   /** Rows by key, the view's columns only; fails on two rows of one key. */

@@ -217,7 +217,7 @@ class CurrentStateTableTest {
     List<io.lakesink.catalog.CatalogTable> kept = catalog.registered.stream().filter(t -> t.name().equals("t")).toList();
     assertEquals(1, kept.size(), "registered once: " + catalog.registered);
     assertEquals(storage.tableLocation("t"), kept.get(0).location());
-    assertEquals(List.of("id", "v", "__op", "__ts_ms", "__partition", "__offset"), kept.get(0).columnNames());
+    assertEquals(List.of("id", "v", "__op", "__ts_ms", "__partition", "__offset", "__rank_ts_ms"), kept.get(0).columnNames());
     assertEquals(true, d.status().currentStateTable().get("registered"));
   }
 

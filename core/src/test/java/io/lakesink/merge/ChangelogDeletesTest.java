@@ -59,4 +59,28 @@ class ChangelogDeletesTest {
     assertEquals(1, later.filesRead, "only the file whose filter may hold 12 or 77 (a false positive aside)");
     assertEquals(2, later.filesSkippedByFilter);
   }
+
+  /**
+   * A delete ranks at its rank time: the snapshot row before it in its partition, in a file that
+   * holds no delete, stamped later than the delete, sets it.
+   */
+  @Test
+  void aDeleteRanksAtTheHighestTimeOfItsKeysChangesBeforeItInItsPartition() {
+    LocalStorage storage = new LocalStorage(dir, "lakesink");
+    var engine = KernelEngine.create(storage);
+    DeltaTable changelog = new DeltaTable(engine, storage.tableLocation("t_APPEND"));
+    ChangelogDelivery d = new ChangelogDelivery(new Subscription("t", "t", DeliveryMode.CHANGELOG, List.of("id"), SourceFormat.JSON,
+        true), changelog, DeliveryContext.of(FlushPolicy.DEFAULT, new QuarantineStore(storage)));
+    d.accept(event("t", 0, 0, Operation.READ, 200L, row("id", 1L, "v", "snapshot")));
+    d.accept(event("t", 1, 0, Operation.CREATE, 300L, row("id", 2L, "v", "another partition")));
+    d.flush();
+    d.accept(event("t", 0, 1, Operation.DELETE, 150L, row("id", 1L, "v", "snapshot")));
+    d.accept(event("t", 0, 2, Operation.DELETE, 250L, row("id", 2L, "v", "another partition")));
+    d.flush();
+    changelog.refresh();
+    ChangelogDeletes deletes = new ChangelogDeletes(changelog, changelog.files(), null);
+    assertEquals(Map.of(key(1), new ChangeOrder(200L, 0, 1L), key(2), new ChangeOrder(250L, 0, 2L)),
+        deletes.deletedAt(List.of(key(1), key(2))), "2's change of partition 1 does not raise its delete in partition 0");
+    assertEquals(2, deletes.filesReadForRanks, "both files hold the keys");
+  }
 }

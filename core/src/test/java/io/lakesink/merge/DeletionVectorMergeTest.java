@@ -96,7 +96,9 @@ class DeletionVectorMergeTest {
         change(o++, Operation.UPDATE, 4, 5, "d5"))); // the row the last merge wrote, in the new file
     batches.add(List.of(
         change(o++, Operation.DELETE, 5, 150, null),
-        change(o++, Operation.UPDATE, 0, 7, "older"), // ranks below the stored row: ignored
+        // Another partition (the key moved), ranked below the stored row: ignored. (In the
+        // stored row's partition, a later offset is a later change, whatever its time.)
+        event("t", 1, 0, Operation.UPDATE, 0L, row("id", 7L, "v", "older")),
         change(o++, Operation.UPDATE, 5, 199, "e199")));
     return batches;
   }

@@ -237,16 +237,16 @@ class MergeDeliveryTest {
   }
 
   @Test
-  void rowsWithAnEmptyKeyAreDroppedAndTiesInOnePartitionGoToTheHigherOffset() {
+  void rowsWithAnEmptyKeyAreDroppedAndInOnePartitionTheHigherOffsetWins() {
     MergeDelivery d = delivery(List.of("id"), MergeSettings.DEFAULT);
     d.accept(event("t", 0, 0, Operation.CREATE, 5L, row("id", 1L, "v", "first")));
     d.accept(event("t", 0, 1, Operation.UPDATE, 5L, row("id", 1L, "v", "second")));
-    d.accept(event("t", 0, 2, Operation.UPDATE, 4L, row("id", 1L, "v", "older")));
+    d.accept(event("t", 0, 2, Operation.UPDATE, 4L, row("id", 1L, "v", "third, stamped earlier")));
     d.accept(event("t", 0, 3, Operation.CREATE, 5L, row("id", null, "v", "no key")));
     d.flush();
     List<Map<String, Object>> rows = DeltaTableReader.readAll(table());
     assertEquals(1, rows.size());
-    assertEquals("second", rows.get(0).get("v"));
+    assertEquals("third, stamped earlier", rows.get(0).get("v"), "a partition is in source order: its rank never goes down");
   }
 
   /** An event with explicit column types and record key fields. */
@@ -282,6 +282,38 @@ class MergeDeliveryTest {
     assertEquals(List.of(), DeltaTableReader.readAll(table()), "deleted");
   }
 
+  /**
+   * A Debezium snapshot row is stamped when it was read; the change that follows it in its
+   * partition carries an earlier source time and is still the newer one. Its rank (the snapshot
+   * row's time) is stored, so a change of another partition compares with that, in later batches.
+   */
+  @Test
+  void aChangeAfterASnapshotRowInItsPartitionWinsAndKeepsTheSnapshotsRank() {
+    MergeDelivery d = delivery(List.of("id"), MergeSettings.DEFAULT);
+    d.accept(event("t", 0, 0, Operation.READ, 200L, row("id", 1L, "v", "snapshot")));
+    d.accept(event("t", 0, 1, Operation.READ, 200L, row("id", 2L, "v", "snapshot")));
+    d.flush();
+    d.accept(event("t", 0, 2, Operation.UPDATE, 150L, row("id", 1L, "v", "changed during the snapshot")));
+    d.flush();
+    List<Map<String, Object>> rows = DeltaTableReader.readAll(table());
+    assertEquals(Map.of(1L, "changed during the snapshot", 2L, "snapshot"), valuesById(rows, "id"));
+    Map<String, Object> changed = rows.stream().filter(r -> r.get("id").equals(1L)).findFirst().orElseThrow();
+    assertEquals(List.of(150L, 200L), List.of(changed.get("__ts_ms"), changed.get("__rank_ts_ms")), "its own time, and its rank");
+    // Another partition: below the stored rank it is older, above it newer.
+    d.accept(event("t", 1, 0, Operation.UPDATE, 180L, row("id", 1L, "v", "older, other partition")));
+    d.accept(event("t", 1, 1, Operation.DELETE, 190L, row("id", 2L, "v", "older delete, other partition")));
+    d.flush();
+    assertEquals(Map.of(1L, "changed during the snapshot", 2L, "snapshot"), valuesById(DeltaTableReader.readAll(table()), "id"));
+    d.accept(event("t", 1, 2, Operation.UPDATE, 201L, row("id", 1L, "v", "newer, other partition")));
+    d.accept(event("t", 0, 3, Operation.DELETE, 100L, row("id", 2L, "v", "deleted after the snapshot")));
+    d.flush();
+    assertEquals(Map.of(1L, "newer, other partition"), valuesById(DeltaTableReader.readAll(table()), "id"));
+    // The delete ranks at 200 (the snapshot row's time, in its partition): an older insert elsewhere stays out.
+    d.accept(event("t", 2, 0, Operation.CREATE, 199L, row("id", 2L, "v", "older insert, other partition")));
+    d.flush();
+    assertEquals(Map.of(1L, "newer, other partition"), valuesById(DeltaTableReader.readAll(table()), "id"));
+  }
+
   @Test
   void anOlderChangeArrivingInALaterBatchDoesNotOverwriteANewerRow() {
     MergeDelivery d = delivery(List.of("id"), MergeSettings.DEFAULT);
@@ -314,7 +346,7 @@ class MergeDeliveryTest {
     assertEquals(List.of(), DeltaTableReader.readAll(table()), "the later deletes hold");
     d.accept(event("t", 1, 2, Operation.CREATE, 11L, row("id", 1L, "v", "again")));
     d.flush();
-    d.accept(event("t", 1, 3, Operation.UPDATE, 10L, row("id", 1L, "v", "older than the insert")));
+    d.accept(event("t", 0, 3, Operation.UPDATE, 10L, row("id", 1L, "v", "older than the insert")));
     d.flush();
     assertEquals(Map.of(1L, "again"), valuesById(DeltaTableReader.readAll(table()), "id"), "a later insert brings it back");
   }
@@ -348,7 +380,7 @@ class MergeDeliveryTest {
     d.accept(event("t", 0, 1, Operation.UPDATE, 5L, row("id", 2L, "v", "same time: ranks above")));
     d.accept(event("t", 0, 2, Operation.UPDATE, null, row("id", 3L, "v", "no time either: ranks above")));
     d.flush();
-    assertEquals(List.of("id", "v", "__op", "__ts_ms", "__partition", "__offset"),
+    assertEquals(List.of("id", "v", "__op", "__ts_ms", "__partition", "__offset", "__rank_ts_ms"),
         table().columns().orElseThrow().stream().map(Column::name).toList());
     assertEquals(Map.of(1L, "a", 2L, "same time: ranks above", 3L, "no time either: ranks above"),
         valuesById(DeltaTableReader.readAll(table()), "id"));
@@ -407,7 +439,7 @@ class MergeDeliveryTest {
     d.flush();
     d.accept(event("t", 1, 0, Operation.UPDATE, 5L, row("id", 1L, "v", "older", "other", "dropped")));
     d.flush();
-    assertEquals(List.of("id", "value", "__ts_ms", "__partition", "__offset"),
+    assertEquals(List.of("id", "value", "__ts_ms", "__partition", "__offset", "__rank_ts_ms"),
         table().columns().orElseThrow().stream().map(Column::name).toList());
     List<Map<String, Object>> rows = DeltaTableReader.readAll(table());
     assertEquals(1, rows.size());

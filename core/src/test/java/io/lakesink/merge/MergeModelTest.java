@@ -19,10 +19,10 @@ import io.lakesink.event.ChangeEvent;
 import io.lakesink.event.Operation;
 import io.lakesink.quarantine.QuarantineStore;
 import io.lakesink.storage.LocalStorage;
+import io.lakesink.testing.ChangeModel;
 import io.lakesink.view.CurrentState;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -46,8 +46,9 @@ class MergeModelTest {
 
   /**
    * Random changes as Kafka delivers them: offsets grow per partition, but source times are out
-   * of order (also within a key), often tie and are sometimes unknown, and keys move to another
-   * partition now and then, so an older change of a key can be read after a newer one.
+   * of order (also within a key), often tie and are sometimes unknown, snapshot rows are now and
+   * then stamped later than the changes after them, and keys move to another partition now and
+   * then, so an older change of a key can be read after a newer one.
    */
   static List<ChangeEvent> stream(Random random, int n) {
     return stream(random, n, 8);
@@ -76,6 +77,9 @@ class MergeModelTest {
       } else {
         op = random.nextInt(3) == 0 ? Operation.DELETE : Operation.UPDATE;
       }
+      if (op == Operation.READ && ts != null && random.nextBoolean()) {
+        ts += ChangeModel.SNAPSHOT_READ_LATE; // stamped when the snapshot read it: later than the changes that follow it
+      }
       live.put(key, op != Operation.DELETE);
       String v = random.nextInt(5) == 0 ? null : "v" + i;
       Long amount = random.nextInt(5) == 0 ? null : (long) random.nextInt(1000);
@@ -84,25 +88,9 @@ class MergeModelTest {
     return events;
   }
 
-  /**
-   * The model: the changes replayed in source order (time, then partition, then offset, unknown
-   * times first), the last change of each key kept unless it is a delete.
-   */
+  /** The model ({@link ChangeModel}): the changes replayed in rank order, the last change of each key kept unless it is a delete. */
   static Map<String, String> model(List<ChangeEvent> events) {
-    List<ChangeEvent> sourceOrder = new ArrayList<>(events);
-    sourceOrder.sort(Comparator.comparing((ChangeEvent e) -> e.tsMs() == null ? Long.MIN_VALUE : e.tsMs())
-        .thenComparing(e -> e.position().partition())
-        .thenComparing(e -> e.position().offset()));
-    Map<String, String> state = new TreeMap<>();
-    for (ChangeEvent e : sourceOrder) {
-      String k = e.value("k1") + "/" + e.value("k2");
-      if (e.isDelete()) {
-        state.remove(k);
-      } else {
-        state.put(k, e.value("v") + "," + e.value("amount"));
-      }
-    }
-    return state;
+    return ChangeModel.replay(events);
   }
 
   static Map<String, String> table(List<Map<String, Object>> rows) {

@@ -15,19 +15,22 @@ class CurrentStateViewTest {
     assertEquals(
         """
         CREATE OR REPLACE VIEW `main`.`bronze`.`orders` AS
-        SELECT * EXCEPT (`__deleted`, `__partition`, `__offset`, `__ingest_date`) FROM (
-          SELECT * FROM `main`.`bronze`.`orders_APPEND`
+        SELECT * EXCEPT (`__deleted`, `__partition`, `__offset`, `__ingest_date`, `__rank_ts_ms`) FROM (
+          SELECT * FROM (
+            SELECT *, CASE WHEN `__op` <=> 't' THEN `__ts_ms` ELSE MAX(`__ts_ms`) OVER (PARTITION BY `id`, `region`, `__partition` ORDER BY `__offset` ASC NULLS FIRST RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) END AS `__rank_ts_ms`
+            FROM `main`.`bronze`.`orders_APPEND`
+          ) AS `__ranked`
           QUALIFY ROW_NUMBER() OVER (
             PARTITION BY `id`, `region`
-            ORDER BY `__ts_ms` DESC NULLS LAST, `__partition` DESC NULLS LAST, `__offset` DESC NULLS LAST
+            ORDER BY `__rank_ts_ms` DESC NULLS LAST, `__partition` DESC NULLS LAST, `__offset` DESC NULLS LAST
           ) = 1
         ) AS `__change`
         WHERE NOT `__change`.`__deleted`
           AND NOT EXISTS (
             SELECT 1 FROM `main`.`bronze`.`orders_APPEND` AS `__truncate`
             WHERE `__truncate`.`__op` = 't'
-              AND ((`__truncate`.`__ts_ms` > `__change`.`__ts_ms` OR `__truncate`.`__ts_ms` IS NOT NULL AND `__change`.`__ts_ms` IS NULL)
-                OR `__truncate`.`__ts_ms` <=> `__change`.`__ts_ms` AND ((`__truncate`.`__partition` > `__change`.`__partition` OR `__truncate`.`__partition` IS NOT NULL AND `__change`.`__partition` IS NULL)
+              AND ((`__truncate`.`__ts_ms` > `__change`.`__rank_ts_ms` OR `__truncate`.`__ts_ms` IS NOT NULL AND `__change`.`__rank_ts_ms` IS NULL)
+                OR `__truncate`.`__ts_ms` <=> `__change`.`__rank_ts_ms` AND ((`__truncate`.`__partition` > `__change`.`__partition` OR `__truncate`.`__partition` IS NOT NULL AND `__change`.`__partition` IS NULL)
                   OR `__truncate`.`__partition` <=> `__change`.`__partition` AND (`__truncate`.`__offset` > `__change`.`__offset` OR `__truncate`.`__offset` IS NOT NULL AND `__change`.`__offset` IS NULL))));""",
         CurrentStateView.sql(List.of("main", "bronze"), "orders", List.of("id", "region"), true));
   }
@@ -61,19 +64,31 @@ class CurrentStateViewTest {
     log.add(change(42, "shipped", "u", 1760000120000L, 0, 3));
     log.add(change(43, "pending", "c", 1760000130000L, 1, 1));
     log.add(change(43, "pending", "d", 1760000180000L, 1, 2));
-    // Ties on __ts_ms: the higher partition, then the higher offset wins; NULL ranks last.
+    // Ties on __ts_ms: the higher partition, then the higher offset wins; NULL ranks last, across partitions.
     log.add(change(44, "first", "u", 5L, 0, 9));
     log.add(change(44, "second", "u", 5L, 1, 1));
-    log.add(change(45, "late", "u", null, 0, 50));
+    log.add(change(45, "late", "u", null, 1, 50));
     log.add(change(45, "known", "u", 1L, 0, 10));
+    // A snapshot row stamped when it was read, then a change of the same partition stamped
+    // earlier: the change is newer (Kafka's order within a partition is the source's), also
+    // with an unknown time; across partitions the source time still decides.
+    log.add(change(46, "snapshot", "r", 100L, 0, 20));
+    log.add(change(46, "changed", "u", 90L, 0, 21));
+    log.add(change(47, "snapshot", "r", 100L, 0, 22));
+    log.add(change(47, "unknown time", "u", null, 0, 23));
+    log.add(change(48, "newer", "u", 100L, 0, 24));
+    log.add(change(48, "older", "u", 90L, 1, 60));
     List<Map<String, Object>> state = CurrentState.collapse(log, List.of("id"), true);
     state.sort((a, b) -> Integer.compare((Integer) a.get("id"), (Integer) b.get("id")));
     assertEquals(List.of(
         row("id", 42, "status", "shipped", "__op", "u", "__ts_ms", 1760000120000L),
         row("id", 44, "status", "second", "__op", "u", "__ts_ms", 5L),
-        row("id", 45, "status", "known", "__op", "u", "__ts_ms", 1L)), state);
+        row("id", 45, "status", "known", "__op", "u", "__ts_ms", 1L),
+        row("id", 46, "status", "changed", "__op", "u", "__ts_ms", 90L),
+        row("id", 47, "status", "unknown time", "__op", "u", "__ts_ms", null),
+        row("id", 48, "status", "newer", "__op", "u", "__ts_ms", 100L)), state);
     assertEquals(List.of(row("id", 42, "status", "shipped")), CurrentState.collapse(log.subList(0, 5), List.of("id"), false));
-    assertEquals(8, CurrentState.collapse(log, List.of(), true).size(), "without a key only the delete is dropped");
+    assertEquals(14, CurrentState.collapse(log, List.of(), true).size(), "without a key only the delete is dropped");
   }
 
   /** Inserts, a truncate, more inserts: only what came after the truncate is the current state. */

@@ -43,12 +43,17 @@ class HistoryTest {
         change(3L, "p", "c", 12L, 0, 3),
         change(null, null, "t", 28L, 0, 4), // closes 1:b and 3:p, not 2:y (ranked above it)
         change(1L, "c", "c", 40L, 0, 5),
-        change(3L, "older", "u", 11L, 1, 2)); // read late, ranked below 3:p: closed by it
+        change(3L, "older", "u", 11L, 1, 2), // read late, ranked below 3:p: closed by it
+        // A snapshot row stamped when it was read, then a change of its partition stamped
+        // earlier: the change is the newer version, both valid from the rank time.
+        change(4L, "snapshot", "r", 50L, 2, 0),
+        change(4L, "changed", "u", 45L, 2, 1));
     List<String> versions = History.versions(log, List.of("id"), true).stream().map(HistoryTest::versionOf).sorted().toList();
     assertEquals(List.of(
         "1:a [10, 20)", "1:b [20, 28)", "1:c [40, null) current",
         "2:x [15, 25)", "2:y [30, null) current",
-        "3:older [11, 12)", "3:p [12, 28)"), versions);
+        "3:older [11, 12)", "3:p [12, 28)",
+        "4:changed [50, null) current", "4:snapshot [50, 50)"), versions);
   }
 
   @Test

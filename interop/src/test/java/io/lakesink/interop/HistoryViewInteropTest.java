@@ -81,14 +81,18 @@ class HistoryViewInteropTest {
         change(4L, "same time, lower partition", "c", 50L, 0, 6),
         change(4L, "same time, higher partition", "u", 50L, 1, 3),
         change(5L, "no time", "c", null, 0, 7),
-        change(5L, "timed", "u", 5L, 0, 8));
+        change(5L, "timed", "u", 5L, 0, 8),
+        // A snapshot row stamped when it was read, then a change of its partition stamped earlier.
+        change(6L, "snapshot", "r", 60L, 2, 0),
+        change(6L, "changed", "u", 55L, 2, 1));
     List<String> versions = run(log).stream().map(HistoryViewInteropTest::versionOf).sorted().toList();
     assertEquals(List.of(
         "1:a [10, 20)", "1:b [20, 28)", "1:c [40, null) current",
         "2:x [15, 25)", "2:y [30, null) current",
         "3:older [11, 12)", "3:p [12, 28)",
         "4:same time, higher partition [50, null) current", "4:same time, lower partition [50, 50)",
-        "5:no time [null, 5)", "5:timed [5, 28)"), versions);
+        "5:no time [null, 5)", "5:timed [5, 28)",
+        "6:changed [60, null) current", "6:snapshot [60, 60)"), versions);
   }
 
   @Test
@@ -102,6 +106,9 @@ class HistoryViewInteropTest {
         Long ts = random.nextInt(15) == 0 ? null : (long) (i / 4 + random.nextInt(8));
         String op = random.nextInt(40) == 0 ? "t" : new String[] {"c", "u", "u", "d", "r"}[random.nextInt(5)];
         Long id = op.equals("t") ? null : (long) random.nextInt(12);
+        if (op.equals("r") && ts != null && random.nextBoolean()) {
+          ts += 12; // a snapshot row stamped when it was read: later than the changes after it
+        }
         log.add(change(id, op.equals("t") ? null : "v" + i, op, ts, p, offsets[p]++));
       }
       List<Map<String, Object>> asMaps = new ArrayList<>();
