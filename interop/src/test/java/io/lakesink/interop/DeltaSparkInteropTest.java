@@ -403,7 +403,8 @@ class DeltaSparkInteropTest {
     assertEquals(DataTypes.createDecimalType(10, 2), merged.schema().apply("amount").dataType());
     assertEquals(DataTypes.StringType, merged.schema().apply("__op").dataType());
     assertEquals(DataTypes.LongType, merged.schema().apply("__ts_ms").dataType());
-    assertEquals(List.of("id", "customer", "status", "amount", "order_date", "updated_at", "__op", "__ts_ms", "__partition", "__offset"),
+    assertEquals(List.of("id", "customer", "status", "amount", "order_date", "updated_at", "__op", "__ts_ms", "__partition", "__offset",
+        "__rank_ts_ms"),
         List.of(merged.schema().fieldNames()));
     Map<Long, String> status = new java.util.TreeMap<>();
     Map<Long, BigDecimal> amount = new java.util.TreeMap<>();
