@@ -195,7 +195,9 @@ public final class CurrentStateTable {
     List<TableFile> files = changelog.files();
     List<TableFile> added = PartitionOrder.sorted(added(files, reflected, latest));
     List<ChangeEvent> chunk = new ArrayList<>();
-    PartitionOrder order = new PartitionOrder();
+    // Longer than one commit: where a commit may end is read from the files' positions.
+    PartitionOrder order = added.stream().mapToLong(TableFile::rows).sum() > maxRowsPerCommit
+        ? PartitionOrder.read(changelog, changelog.columns().orElseThrow(), added) : new PartitionOrder();
     int i = 0;
     do {
       chunk.clear();

@@ -131,6 +131,38 @@ class CurrentStateTableTest {
     assertEquals(Map.of(3L, "after"), kept());
   }
 
+  /**
+   * Every flush's file holds both partitions, and partition 1's offsets lie far ahead of partition
+   * 0's: by the files' statistics (one offset range per file) no commit of the catch-up could end
+   * before the last file, and it would be held in memory at once. Read per partition, a commit
+   * ends after every file, and key 0's changes (a snapshot-like row stamped later than the updates
+   * after it in its partition) still end at its last update.
+   */
+  @Test
+  void aLongCatchUpOfPartitionsWhoseOffsetsLieApartCommitsInSteps() {
+    ChangelogDelivery plain = new ChangelogDelivery(subscription(KEY), new DeltaTable(engine, storage.tableLocation("t_APPEND")),
+        context);
+    Map<Long, String> expected = new TreeMap<>();
+    long p0 = 0;
+    for (int flush = 0; flush < 6; flush++) {
+      for (int i = 0; i < 4; i++) {
+        long id = 1 + flush * 4L + i;
+        plain.accept(change(0, p0++, Operation.CREATE, 10, id, "a" + id));
+        plain.accept(change(1, 1_000_000 + id, Operation.CREATE, 10, 1_000 + id, "b" + id));
+        expected.put(id, "a" + id);
+        expected.put(1_000 + id, "b" + id);
+      }
+      plain.accept(change(0, p0++, flush == 0 ? Operation.READ : Operation.UPDATE, 100 - flush, 0, "k" + flush));
+      plain.flush();
+    }
+    expected.put(0L, "k5");
+    CurrentStateTable t = follower();
+    t.maxRowsPerCommit = 5;
+    t.follow();
+    assertEquals(expected, kept());
+    assertEquals(6, t.commits(), "one commit per flush's file: " + t.commits());
+  }
+
   @Test
   void aCrashBetweenTheTwoCommitsIsCaughtUpAtStart() {
     ChangelogDelivery d = delivery();
