@@ -17,6 +17,7 @@ import io.lakesink.error.TableFailureException;
 import io.lakesink.event.ChangeEvent;
 import io.lakesink.event.Column;
 import io.lakesink.maintenance.MaintenanceRunner;
+import io.lakesink.quarantine.QuarantineRecord;
 import io.lakesink.quarantine.TableQuarantine;
 import java.time.Duration;
 import java.time.LocalDate;
@@ -28,13 +29,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Changelog delivery: every change appended to {@code <table>_APPEND}, one Delta commit per
  * flush carrying the next offset of every partition it covers. Files are only ever added.
  */
 public final class ChangelogDelivery extends BufferedDelivery {
-  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ChangelogDelivery.class);
+  private static final Logger log = LoggerFactory.getLogger(ChangelogDelivery.class);
   /** How often a kept table that is behind (a failed follow, a catch-up at start) is tried from the worker's loop. */
   static final long FOLLOW_RETRY_MILLIS = 10_000;
   /** How often a quarantined kept table looks for an operator's release (as a worker does for its tables). */
@@ -59,7 +62,7 @@ public final class ChangelogDelivery extends BufferedDelivery {
   private boolean keptRecorded;
   private long nextReleaseCheck;
   /** A kept table refused before it could be kept (no key): its quarantine record, for the status. */
-  private io.lakesink.quarantine.QuarantineRecord refusedKept;
+  private QuarantineRecord refusedKept;
   /** What a changelog table is created with (also by the MERGE → changelog migration's copy). */
   public static final Map<String, String> TABLE_PROPERTIES = Map.of(
       // Changelog files are only ever added; Delta readers and writers enforce it too.
@@ -267,13 +270,13 @@ public final class ChangelogDelivery extends BufferedDelivery {
   }
 
   /** The current-state table kept from this changelog, if any. */
-  public java.util.Optional<CurrentStateTable> keptTable() {
-    return java.util.Optional.ofNullable(kept);
+  public Optional<CurrentStateTable> keptTable() {
+    return Optional.ofNullable(kept);
   }
 
   /** The follower of the kept table, if any (tests wait on it; the worker stops it through {@link #settle}). */
-  public java.util.Optional<CurrentStateFollower> keptFollower() {
-    return java.util.Optional.ofNullable(follower);
+  public Optional<CurrentStateFollower> keptFollower() {
+    return Optional.ofNullable(follower);
   }
 
   @Override
