@@ -73,10 +73,19 @@ final class DebeziumTopics {
     if (CONNECT_INTERNAL.matcher(topic).matches()) {
       return "Kafka Connect's own";
     }
-    if (topic.endsWith(".transaction") && prefixes.contains(topic.substring(0, topic.length() - ".transaction".length()))) {
+    if (isTransactionTopic(topic, prefixes)) {
       return "transaction metadata";
     }
     return null;
+  }
+
+  /**
+   * Whether a topic is a connector's transaction metadata, {@code <prefix>.transaction}, judged by
+   * its name beside the others' ({@link #prefixes}): a table named {@code transaction} lies two
+   * segments below its prefix ({@code dbserver1.public.transaction}) and is not taken for it.
+   */
+  static boolean isTransactionTopic(String topic, Set<String> prefixes) {
+    return topic.endsWith(".transaction") && prefixes.contains(topic.substring(0, topic.length() - ".transaction".length()));
   }
 
   /**

@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * Which of the cluster's topics the {@code topic_pattern} subscriptions deliver, each to a table
  * of its own. A topic an entry names with {@code topic:} is matched by no pattern; one that two
  * patterns match goes to the first. A match is left out, with a log line and in {@code /status},
- * when its name says it carries no table changes (Debezium's heartbeat topics), or when its table
+ * when its name says it carries no table changes (Debezium's heartbeat topics, and {@code
+ * <prefix>.transaction} beside that prefix's table topics, as {@code init} judges it), or when its table
  * is already another topic's: at start that is refused as a configuration error naming both
  * topics, while running the new topic is simply not subscribed. Choosing one of the two by
  * arrival would let a restart, which sees both at once, choose differently.
@@ -104,6 +105,7 @@ final class TopicPatterns implements TopicDiscovery {
   List<Subscription> match(Collection<String> clusterTopics, boolean atStart) {
     List<Subscription> out = new ArrayList<>();
     List<ConfigurationException> clashes = new ArrayList<>();
+    Set<String> prefixes = DebeziumTopics.prefixes(clusterTopics);
     for (String topic : new TreeSet<>(clusterTopics)) {
       Optional<TopicPattern> first = named.contains(topic) || seen(topic)
           ? Optional.empty() : patterns.stream().filter(p -> p.matches(topic)).findFirst();
@@ -119,6 +121,13 @@ final class TopicPatterns implements TopicDiscovery {
       }
       if (topic.startsWith("_")) {
         continue; // Kafka's own topics and its tools' (__consumer_offsets, _schemas), as init skips them
+      }
+      if (DebeziumTopics.isTransactionTopic(topic, prefixes)) {
+        // <prefix>.transaction beside that prefix's table topics: a broad pattern (db1.*) matches
+        // it, and subscribing it would only quarantine its table at the first record.
+        log.info("{} matches topic {}, Debezium's transaction metadata: not subscribed, it carries no table changes", p, topic);
+        skipped.get(p).put(topic, "Debezium's transaction metadata: it carries no table changes");
+        continue;
       }
       Subscription s = p.forTopic(topic);
       Optional<String> owner = owner(s);

@@ -44,6 +44,21 @@ class TopicPatternsTest {
   }
 
   @Test
+  void aConnectorsTransactionTopicIsLeftOutByNameButATableNamedTransactionIsTaken() {
+    TopicPatterns p = patterns("{topic_pattern: 'db1.*'}");
+    List<Subscription> matched = p.match(Set.of("db1.inv.orders", "db1.transaction", "db1.inv.transaction"), true);
+    assertEquals(List.of("db1.inv.orders→orders_APPEND", "db1.inv.transaction→transaction_APPEND"), topics(matched),
+        "a table named transaction two segments below the prefix is a table");
+    String why = p.report().get(0).skipped().get("db1.transaction");
+    assertTrue(why != null && why.contains("transaction metadata"), "the connector's own topic is reported as skipped: " + p.report());
+
+    // Seen alone (no table topic of its prefix yet) the name proves nothing: it is taken, and its
+    // records decide (the table is quarantined at the first one, naming it).
+    assertEquals(List.of("db2.transaction→transaction_APPEND"), topics(patterns("{topic_pattern: 'db2.*'}")
+        .match(Set.of("db2.transaction"), true)));
+  }
+
+  @Test
   void twoTopicsForOneTableAreRefusedAtStartAndTheNewOneIsLeftOutWhileRunning() {
     ConfigurationException e = assertThrows(ConfigurationException.class,
         () -> patterns("{topic_pattern: 'db\\..*'}").match(Set.of("db.a.t", "db.b.t", "db.b.T"), true));
