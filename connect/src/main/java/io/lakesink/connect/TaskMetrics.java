@@ -6,6 +6,7 @@ import io.lakesink.error.ErrorKind;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.metrics.Gauge;
@@ -14,8 +15,10 @@ import org.apache.kafka.common.metrics.PluginMetrics;
 /**
  * The task's metrics through Connect's plugin metrics (JMX {@code kafka.connect:type=plugins,
  * connector=…,task=…}, and any metrics reporter of the worker): how many tables are quarantined,
- * each table's state, rows committed, events buffered and optimizations given up in a row. Gauges read the deliveries when
- * scraped, so there is nothing to keep in step.
+ * each table's state, rows committed, events buffered and optimizations given up in a row, and for a
+ * changelog with a kept current-state table how far that table is behind it (as the worker's
+ * {@code lakesink_current_state_table_*}). Gauges read the deliveries when scraped, so there is
+ * nothing to keep in step.
  */
 final class TaskMetrics implements DeliveryMetrics {
   static final String QUARANTINED = "quarantined-tables";
@@ -23,6 +26,9 @@ final class TaskMetrics implements DeliveryMetrics {
   static final String ROWS = "rows-committed";
   static final String BUFFERED = "buffered-events";
   static final String OPTIMIZE_GAVE_UP = "optimize-gave-up-in-a-row";
+  static final String KEPT_LAG_VERSIONS = "current-state-table-lag-versions";
+  static final String KEPT_LAG_SECONDS = "current-state-table-lag-seconds";
+  static final String KEPT_STOPPED = "current-state-table-stopped";
 
   private final PluginMetrics metrics;
   private final AtomicLong rows = new AtomicLong();
@@ -51,6 +57,25 @@ final class TaskMetrics implements DeliveryMetrics {
         (Gauge<String>) (c, now) -> table.state().label());
     add(OPTIMIZE_GAVE_UP, "Optimizations of the table given up in a row: another writer keeps winning the race.", tags,
         (Gauge<Integer>) (c, now) -> table.status().maintenance().optimizeGiveUps());
+    if (table.status().currentStateTable() != null) {
+      add(KEPT_LAG_VERSIONS, "Changelog commits the kept current-state table does not reflect yet.", tags,
+          (Gauge<Long>) (c, now) -> keptNumber(table, "lag_versions").longValue());
+      add(KEPT_LAG_SECONDS, "Seconds the kept current-state table has been behind the changelog (0 when it reflects every commit).", tags,
+          (Gauge<Double>) (c, now) -> keptNumber(table, "lag_seconds").doubleValue());
+      add(KEPT_STOPPED, "1 when the kept current-state table stopped following the changelog (see the task's status), else 0.",
+          tags, (Gauge<Integer>) (c, now) -> keptStopped(table) ? 1 : 0);
+    }
+  }
+
+  /** A number of the changelog's {@code current_state_table} status; 0 when absent (a table refused before it existed). */
+  private static Number keptNumber(TableDelivery table, String field) {
+    Map<String, Object> kept = table.status().currentStateTable();
+    return kept != null && kept.get(field) instanceof Number n ? n : 0;
+  }
+
+  private static boolean keptStopped(TableDelivery table) {
+    Map<String, Object> kept = table.status().currentStateTable();
+    return kept != null && "stopped".equals(kept.get("state"));
   }
 
   private void add(String name, String doc, LinkedHashMap<String, String> tags, Gauge<?> gauge) {

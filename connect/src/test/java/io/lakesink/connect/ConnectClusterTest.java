@@ -168,6 +168,9 @@ class ConnectClusterTest {
       JsonNode t = tableStates("cl-" + topic).get(topic + "_APPEND");
       return t != null && t.has("current_state_table") && topic.equals(t.get("current_state_table").get("table").asText());
     }, "the task's status shows the kept table");
+    // Its lag through the task's plugin metrics (JMX), as the worker's /metrics shows it: caught up, not stopped.
+    awaitCondition(() -> keptTableMetrics("cl-" + topic, topic + "_APPEND").equals(List.of(0L, 0)),
+        "the kept table's lag metrics show it caught up");
     connect.deleteConnector("cl-" + topic);
     connect.deleteConnector("mg-" + topic);
   }
@@ -523,6 +526,30 @@ class ConnectClusterTest {
         }
       }
       return total;
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * The kept table's lag in versions and its stopped flag, summed over the connector's tasks (each
+   * task that writes the changelog keeps a view of it); empty until a task registers them.
+   */
+  private static List<Number> keptTableMetrics(String connector, String changelog) {
+    try {
+      MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+      long lag = 0;
+      int stopped = 0;
+      boolean found = false;
+      for (ObjectName n : server.queryNames(
+          new ObjectName("kafka.connect:type=plugins,connector=" + connector + ",table=" + changelog + ",*"), null)) {
+        lag += ((Number) server.getAttribute(n, TaskMetrics.KEPT_LAG_VERSIONS)).longValue();
+        stopped += ((Number) server.getAttribute(n, TaskMetrics.KEPT_STOPPED)).intValue();
+        found = true;
+      }
+      return found ? List.of(lag, stopped) : List.of();
+    } catch (javax.management.AttributeNotFoundException notYet) {
+      return List.of();
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }
