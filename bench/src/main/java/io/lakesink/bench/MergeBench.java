@@ -748,7 +748,7 @@ public final class MergeBench {
       System.out.printf(Locale.ROOT, "  memory factor: the %,d rows of the largest file (%,d KB on disk) take %,d KB of heap as clustering reads"
               + " them: %s× (clustering steps assume %d×)%n",
           Long.parseLong(ls.getProperty("factor_file_rows")), Long.parseLong(ls.getProperty("factor_file_bytes")) >> 10,
-          Long.parseLong(ls.getProperty("factor_heap_bytes")) >> 10, ls.getProperty("memory_factor"), 20);
+          Long.parseLong(ls.getProperty("factor_heap_bytes")) >> 10, ls.getProperty("memory_factor"), io.lakesink.maintenance.MaintenanceSettings.MEMORY_FACTOR);
     }
     if (!sp.isEmpty()) {
       String sparkArgs = sp.getProperty("jvm_args", "?").replaceAll("\\s*--add-opens=\\S+", "") + " (and Spark's --add-opens)";

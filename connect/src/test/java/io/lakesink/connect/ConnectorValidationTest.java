@@ -48,7 +48,7 @@ class ConnectorValidationTest {
     c.put("merge.scan.limit.mb", "200");
     var on = new ConnectorSettings(c).maintenance();
     assertTrue(on.enabled());
-    assertEquals((200L << 20) / 20, on.settings().clusterStepBytes());
+    assertEquals((200L << 20) / 25, on.settings().clusterStepBytes());
     c.put("maintenance.enabled", "false");
     assertFalse(new ConnectorSettings(c).maintenance().enabled());
   }

@@ -15,16 +15,17 @@ import java.time.Duration;
  *     race for the same files), so this bounds how long a merge waits for maintenance
  * @param clusterStepBytes the most input one clustering step rewrites: clustering sorts the rows
  *     it rewrites in memory, so this follows what a merge may hold (the default is the default
- *     {@code delivery.merge_scan_limit_mb}, 512 MiB, over the 20 times a row takes in memory)
+ *     {@code delivery.merge_scan_limit_mb}, 512 MiB, over the {@link #MEMORY_FACTOR} times a row takes in memory)
  */
 public record MaintenanceSettings(
     long targetFileBytes, int optimizeEveryCommits, int optimizeAboveFiles, int vacuumEveryOptimizes,
     int fileCountCheckEveryCommits, long stepBytes, long clusterStepBytes) {
   /**
    * How many times larger a row is on the heap than in its Parquet file: measured at 14-15 on
-   * the merge benchmark's table ({@code bench/run merge}, "memory factor"), 20 assumed.
+   * the merge benchmark's 1-million-row table and 23.7 on its 10-million-row table ({@code
+   * bench/run merge}, "memory factor"; the bigger table's files compress better), 25 assumed.
    */
-  public static final int MEMORY_FACTOR = 20;
+  public static final int MEMORY_FACTOR = 25;
   public static final MaintenanceSettings DEFAULT =
       new MaintenanceSettings(128L << 20, 100, 1_000, 10, 10, 256L << 20, (512L << 20) / MEMORY_FACTOR);
   /**
