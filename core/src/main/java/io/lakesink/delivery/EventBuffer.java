@@ -27,6 +27,7 @@ final class EventBuffer {
   private final List<ChangeEvent> events = new ArrayList<>();
   private final Map<SourcePartition, Long> from = new LinkedHashMap<>();
   private final Map<SourcePartition, Long> next = new LinkedHashMap<>();
+  private final PartitionKeys keys = new PartitionKeys();
   private long bytes;
   private long heapBytes;
   private long oldestMillis;
@@ -43,9 +44,16 @@ final class EventBuffer {
 
   /** Records that a position was read, with or without a row. */
   void cover(SourcePosition p) {
-    SourcePartition partition = new SourcePartition(p.topic(), p.partition());
-    from.putIfAbsent(partition, p.offset());
-    next.merge(partition, p.offset() + 1, Math::max);
+    // Once per event: one boxed offset at most, and the partition's key reused (PartitionKeys).
+    SourcePartition partition = keys.of(p);
+    long after = p.offset() + 1;
+    Long n = next.get(partition);
+    if (n == null) {
+      from.putIfAbsent(partition, p.offset());
+      next.put(partition, after);
+    } else if (after > n) {
+      next.put(partition, after);
+    }
   }
 
   List<ChangeEvent> events() {

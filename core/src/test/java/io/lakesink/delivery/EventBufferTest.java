@@ -66,4 +66,24 @@ class EventBufferTest {
     assertEquals(Map.of(P1, 8L), buffer.next());
     assertEquals(Map.of("lakesink/t/1", 7L), buffer.offsets().from());
   }
+
+  /**
+   * Partitions with the same number in two topics, read interleaved: each keeps a range of its
+   * own (the buffer reuses the key of the partition it last saw), and a position read again
+   * moves no range back.
+   */
+  @Test
+  void interleavedPartitionsOfTwoTopicsKeepRangesOfTheirOwn() {
+    EventBuffer buffer = new EventBuffer();
+    buffer.add(event("a", 0, 5, Operation.UPDATE, 1L, row("id", 5L)), 1);
+    buffer.cover(new SourcePosition("b", 0, 100));
+    buffer.add(event("a", 0, 6, Operation.UPDATE, 1L, row("id", 6L)), 1);
+    buffer.cover(new SourcePosition("b", 0, 101));
+    buffer.cover(new SourcePosition("a", 0, 3));
+    buffer.cover(new SourcePosition("a", 1, 9));
+
+    assertEquals(Map.of(new SourcePartition("a", 0), 7L, new SourcePartition("b", 0), 102L, new SourcePartition("a", 1), 10L),
+        buffer.next());
+    assertEquals(Map.of("lakesink/a/0", 5L, "lakesink/b/0", 100L, "lakesink/a/1", 9L), buffer.offsets().from());
+  }
 }
