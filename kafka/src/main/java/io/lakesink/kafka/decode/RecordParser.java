@@ -34,6 +34,14 @@ final class RecordParser {
    */
   static final int RECORDS_PER_PARSER = 1_000;
 
+  /**
+   * Characters of buffer a parser may keep between records. A long value or name grows its
+   * buffers (up to 64K characters), and a decoder lives as long as the worker: a parser that
+   * grew past this is replaced, so an idle topic's decoders do not hold them. (Built per record,
+   * parsers handed them back to one recycler per thread instead.)
+   */
+  static final int KEPT_BUFFER_CHARS = 16_384;
+
   private static final JsonFactory FACTORY = JsonTokens.MAPPER.getFactory();
 
   private final ByteQuadsCanonicalizer rootSymbols = ByteQuadsCanonicalizer.createRoot();
@@ -46,7 +54,7 @@ final class RecordParser {
     if ((parser != null && parser.open) || !plainAscii(bytes, start, end)) {
       return JsonTokens.parser(bytes, start, end);
     }
-    if (parser == null || uses >= RECORDS_PER_PARSER) {
+    if (parser == null || uses >= RECORDS_PER_PARSER || parser.oversized()) {
       if (parser != null) {
         parser.releaseSymbols();
       }
@@ -131,6 +139,14 @@ final class RecordParser {
       _inputEnd = 0;
       _textBuffer.resetWithEmpty();
       open = false;
+    }
+
+    /** Whether a long value or name grew this parser's buffers past what is kept between records. */
+    boolean oversized() {
+      char[] text = _textBuffer.getBufferWithoutReset();
+      return text != null && text.length > KEPT_BUFFER_CHARS
+          || _nameCopyBuffer != null && _nameCopyBuffer.length > KEPT_BUFFER_CHARS
+          || _quadBuffer.length > KEPT_BUFFER_CHARS / 2; // a quad holds 4 bytes of a name
     }
 
     /** Hands the names this parser learnt to the root table (which keeps at most 6,000). */

@@ -78,6 +78,34 @@ class RecordParserTest {
   }
 
   @Test
+  void aParserThatGrewForALongValueOrNameIsNotKept() throws IOException {
+    RecordParser parsers = new RecordParser();
+    byte[] small = RECORDS.get(0).getBytes(StandardCharsets.UTF_8);
+    String longText = "x".repeat(RecordParser.KEPT_BUFFER_CHARS * 8); // its last buffer segment is about a third of it
+    for (String big : List.of("{\"v\":\"" + longText + "\"}", "{\"" + longText + "\":1}")) {
+      JsonParser first = parsers.open(small, 0, small.length);
+      first.close();
+      byte[] bytes = big.getBytes(StandardCharsets.UTF_8);
+      JsonParser grown = parsers.open(bytes, 0, bytes.length);
+      assertSame(first, grown);
+      assertEquals(tokens(JsonTokens.parser(bytes, 0, bytes.length)), tokens(grown));
+      try (JsonParser next = parsers.open(small, 0, small.length)) {
+        assertNotSame(grown, next, "replaced after " + big.substring(0, 8) + "…");
+      }
+    }
+  }
+
+  @Test
+  void itReadsWithTheMappersParserFeatures() throws IOException {
+    byte[] record = RECORDS.get(0).getBytes(StandardCharsets.UTF_8);
+    try (JsonParser fresh = JsonTokens.parser(record, 0, record.length);
+        JsonParser reused = new RecordParser().open(record, 0, record.length)) {
+      assertEquals(fresh.getFeatureMask(), reused.getFeatureMask());
+      assertSame(fresh.getCodec(), reused.getCodec());
+    }
+  }
+
+  @Test
   void aPartReadWhileTheRecordIsOpenGetsAParserOfItsOwn() throws IOException {
     RecordParser parsers = new RecordParser();
     byte[] record = RECORDS.get(0).getBytes(StandardCharsets.UTF_8);
