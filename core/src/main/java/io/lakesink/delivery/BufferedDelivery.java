@@ -75,6 +75,7 @@ public abstract class BufferedDelivery implements TableDelivery {
   private FlushJob inFlight;
   /** Next offset per partition as last read from, or committed to, the log. */
   private final Map<SourcePartition, Long> stored = new HashMap<>();
+  private final PartitionKeys storedKeys = new PartitionKeys(); // alreadyStored runs once per event
   private long lastVersion = -1;
   private Instant lastCommitAt;
   private long rowsDelivered;
@@ -239,7 +240,7 @@ public abstract class BufferedDelivery implements TableDelivery {
   }
 
   private boolean alreadyStored(SourcePosition p) {
-    Long next = stored.get(new SourcePartition(p.topic(), p.partition()));
+    Long next = stored.get(storedKeys.of(p));
     return next != null && p.offset() < next;
   }
 

@@ -18,6 +18,8 @@ import java.util.Set;
  * its columns, then the source and metadata columns it lacks, at the end), and each event's
  * values placed and fitted into the existing column types. A value that does not fit fails the
  * table with the column named. Metadata slots are left for the mode to fill.
+ *
+ * <p>Not thread-safe: one per batch, used by the thread writing it.
  */
 public final class RowLayout {
   private final String table;
@@ -88,11 +90,22 @@ public final class RowLayout {
     return index.get(column);
   }
 
+  // The shape of the last row made and its placement: a batch is mostly runs of one shape, and
+  // two map lookups for every row showed in the writer's profile.
+  private RowSchema lastSchema;
+  private int[] lastSlots;
+  private boolean[] lastCoerce;
+
   /** The event's row image in table order; metadata slots are null. */
   public Object[] row(ChangeEvent e) {
     Object[] row = new Object[columns.size()];
-    int[] slots = slotsBySchema.get(e.schema());
-    boolean[] coerce = coercions.get(e.schema());
+    if (e.schema() != lastSchema) {
+      lastSlots = slotsBySchema.get(e.schema());
+      lastCoerce = coercions.get(e.schema());
+      lastSchema = e.schema();
+    }
+    int[] slots = lastSlots;
+    boolean[] coerce = lastCoerce;
     List<Column> source = e.schema().columns();
     Object[] values = e.values();
     for (int i = 0; i < slots.length; i++) {

@@ -66,4 +66,48 @@ class EventBufferTest {
     assertEquals(Map.of(P1, 8L), buffer.next());
     assertEquals(Map.of("lakesink/t/1", 7L), buffer.offsets().from());
   }
+
+  /**
+   * Partitions with the same number in two topics, read interleaved: each keeps a range of its
+   * own (the buffer reuses the key of the partition it last saw), and a position read again
+   * moves no range back.
+   */
+  @Test
+  void interleavedPartitionsOfTwoTopicsKeepRangesOfTheirOwn() {
+    EventBuffer buffer = new EventBuffer();
+    buffer.add(event("a", 0, 5, Operation.UPDATE, 1L, row("id", 5L)), 1);
+    buffer.cover(new SourcePosition("b", 0, 100));
+    buffer.add(event("a", 0, 6, Operation.UPDATE, 1L, row("id", 6L)), 1);
+    buffer.cover(new SourcePosition("b", 0, 101));
+    buffer.cover(new SourcePosition("a", 0, 3));
+    buffer.cover(new SourcePosition("a", 1, 9));
+
+    assertEquals(Map.of(new SourcePartition("a", 0), 7L, new SourcePartition("b", 0), 102L, new SourcePartition("a", 1), 10L),
+        buffer.next());
+    assertEquals(Map.of("lakesink/a/0", 5L, "lakesink/b/0", 100L, "lakesink/a/1", 9L), buffer.offsets().from());
+  }
+
+  /**
+   * A batch split off keeps ranges of its own while the buffer reads on, and put back in front
+   * (its flush failed) its ranges and the buffer's meet: each partition from the batch's start to
+   * the buffer's next offset.
+   */
+  @Test
+  void aBatchPutBackMeetsWhatWasReadSince() {
+    EventBuffer buffer = new EventBuffer();
+    buffer.add(at(0, 1), 1);
+    buffer.add(at(0, 2), 1);
+    buffer.cover(new SourcePosition("t", 1, 4)); // tombstones only: the partition goes with the batch
+    buffer.add(at(0, 3), 1);
+    EventBuffer batch = buffer.takeFirst(2);
+    buffer.add(at(0, 4), 2);
+    buffer.cover(new SourcePosition("t", 1, 5));
+
+    assertEquals(Map.of(P0, 3L, P1, 5L), batch.next());
+    buffer.prepend(batch);
+    assertEquals(List.of("0:1", "0:2", "0:3", "0:4"), positions(buffer));
+    assertEquals(Map.of(P0, 5L, P1, 6L), buffer.next());
+    assertEquals(Map.of("lakesink/t/0", 1L, "lakesink/t/1", 4L), buffer.offsets().from());
+    assertEquals(Map.of("lakesink/t/0", 5L, "lakesink/t/1", 6L), buffer.offsets().next());
+  }
 }

@@ -41,6 +41,7 @@ public final class DebeziumJsonDecoder implements RecordDecoder {
   private final RecordSchemas recordSchemas = new RecordSchemas();
   private final KeyRows keyRows = new KeyRows(untypedSchemas);
   private final MongoDocuments mongo = new MongoDocuments();
+  private final RecordParser parser = new RecordParser();
 
   @Override
   public ChangeEvent decode(SourcePosition position, byte[] key, byte[] value) throws DecodeException {
@@ -55,28 +56,36 @@ public final class DebeziumJsonDecoder implements RecordDecoder {
   }
 
   private ChangeEvent decode(SourcePosition position, byte[] key, Document doc) throws DecodeException {
-    Payload known = payloadWithLastSchema(doc);
-    if (known != null) {
-      return event(position, doc, known.scan(), known.range(), key);
+    Payload payload = payloadWithLastSchema(doc);
+    if (payload == null) {
+      payload = payload(doc);
     }
-    try (JsonParser p = JsonTokens.parser(doc.bytes(), doc.start(), doc.end())) {
+    // The record's parser is closed by now: a part read again (a delete's before image) reuses it.
+    return payload == NO_PAYLOAD ? null : event(position, doc, payload.scan(), payload.range(), key);
+  }
+
+  /** A record whose payload is JSON null: no change. */
+  private static final Payload NO_PAYLOAD = new Payload(null, null);
+
+  /** The payload of a record read whole, or {@link #NO_PAYLOAD}. */
+  private Payload payload(Document doc) throws DecodeException {
+    try (JsonParser p = parser.open(doc.bytes(), doc.start(), doc.end())) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
-        return notAnObject(doc);
+        refuseUnlessNull(doc);
+        return NO_PAYLOAD;
       }
       PayloadScan payload = PayloadScan.root(p, doc, recordSchemas, untypedSchemas);
-      Document.Range range = doc.whole();
       ConnectWrapper wrapper = payload.wrapper();
-      if (wrapper.present()) {
-        if (wrapper.payloadType() == JsonNodeType.NULL) {
-          return null;
-        }
-        if (wrapper.payloadType() != JsonNodeType.OBJECT) {
-          throw new DecodeException("expected a JSON object, found " + wrapper.payloadType());
-        }
-        payload = wrapper.payload();
-        range = wrapper.payloadRange();
+      if (!wrapper.present()) {
+        return new Payload(payload, doc.whole());
       }
-      return event(position, doc, payload, range, key);
+      if (wrapper.payloadType() == JsonNodeType.NULL) {
+        return NO_PAYLOAD;
+      }
+      if (wrapper.payloadType() != JsonNodeType.OBJECT) {
+        throw new DecodeException("expected a JSON object, found " + wrapper.payloadType());
+      }
+      return new Payload(wrapper.payload(), wrapper.payloadRange());
     } catch (IOException e) {
       throw notJson("value", e);
     } catch (NumberFormatException e) {
@@ -98,7 +107,7 @@ public final class DebeziumJsonDecoder implements RecordDecoder {
     if (start < 0) {
       return null;
     }
-    try (JsonParser p = JsonTokens.parser(value, start, doc.end())) {
+    try (JsonParser p = parser.open(value, start, doc.end())) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
         return null;
       }
@@ -131,11 +140,11 @@ public final class DebeziumJsonDecoder implements RecordDecoder {
     }
   }
 
-  /** A record whose value is not an object: null (no change) for JSON null, else refused. */
-  private static ChangeEvent notAnObject(Document doc) throws DecodeException {
+  /** A record whose value is not an object: no change for JSON null, else refused. */
+  private static void refuseUnlessNull(Document doc) throws DecodeException {
     JsonNode root = parse(doc.bytes(), doc.start(), doc.size(), "value"); // rare: read whole, for the same messages as any record
     if (root.isNull()) {
-      return null;
+      return;
     }
     throw new DecodeException("expected a JSON object, found " + root.getNodeType());
   }
@@ -174,7 +183,7 @@ public final class DebeziumJsonDecoder implements RecordDecoder {
       throw new DecodeException("the event's '" + imageField + "' image is a JSON " + image + ", not an object");
     } else if (delete) {
       RowBuilder before = payload.builder(RecordSchema.Image.BEFORE);
-      PayloadScan.readObject(doc, payload.beforeRange, before);
+      PayloadScan.readObject(parser, doc, payload.beforeRange, before);
       row = before.finish(doc);
     } else {
       row = payload.after.finish(doc);

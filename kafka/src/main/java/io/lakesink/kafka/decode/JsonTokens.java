@@ -85,8 +85,22 @@ final class JsonTokens {
     return switch (p.currentToken()) {
       case VALUE_NULL -> null;
       case START_OBJECT, START_ARRAY -> "";
+      case VALUE_STRING -> p.getTextLength() == 1 ? oneChar(p.getTextCharacters()[p.getTextOffset()], p) : p.getText();
       default -> p.getText();
     };
+  }
+
+  /** Strings of one ASCII character, shared: every event's op code is one, and a String for each was 1 % of allocation. */
+  private static final String[] ONE_CHAR = new String[128];
+
+  static {
+    for (char c = 0; c < ONE_CHAR.length; c++) {
+      ONE_CHAR[c] = String.valueOf(c);
+    }
+  }
+
+  private static String oneChar(char c, JsonParser p) throws IOException {
+    return c < ONE_CHAR.length ? ONE_CHAR[c] : p.getText();
   }
 
   /** An epoch-ms field: an integer (a huge one truncated, as {@code longValue}), or a string of one. */

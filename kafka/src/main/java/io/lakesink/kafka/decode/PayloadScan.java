@@ -125,8 +125,8 @@ final class PayloadScan {
   }
 
   /** Reads an object at {@code range} of the record into a builder. */
-  static void readObject(Document doc, Document.Range range, RowBuilder into) throws IOException {
-    try (JsonParser p = JsonTokens.parser(doc.bytes(), range.start(), range.end())) {
+  static void readObject(RecordParser parser, Document doc, Document.Range range, RowBuilder into) throws IOException {
+    try (JsonParser p = parser.open(doc.bytes(), range.start(), range.end())) {
       p.nextToken();
       readFields(p, into);
     }
