@@ -186,7 +186,8 @@ final class IntegerColumns implements AutoCloseable {
         first += count;
         page = pages.readPage();
         if (page == null) {
-          throw new IOException("row " + row + " is past the column chunk of " + descriptor);
+          // A damaged file (fewer values than rows), as Kernel's reader would find it: not retried.
+          throw new IllegalStateException("row " + row + " is past the column chunk of " + descriptor);
         }
         count = page.getValueCount(); // a flat column: one value per row
         decoded = false;
