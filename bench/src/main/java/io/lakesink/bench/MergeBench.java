@@ -148,7 +148,7 @@ public final class MergeBench {
     System.err.println(
         """
         Usage (normally through bench/run merge):
-          prepare  --dir D --rows R --batches N --batch-size B [--seed S]
+          prepare  --dir D --rows R --batches N --batch-size B [--seed S] [--rows-per-file F]
           optimize --dir D --target-file-mb N --result FILE
           limit    --dir D
           lakesink --dir D --batches N --scan-limit-mb M --result FILE
@@ -190,9 +190,11 @@ public final class MergeBench {
     Map<String, String> properties = deletionVectors
         ? Map.of("delta.checkpointInterval", "10", DeltaTable.ENABLE_DELETION_VECTORS, "true")
         : Map.of("delta.checkpointInterval", "10");
-    for (long from = 1; from <= rows; from += BASE_ROWS_PER_COMMIT) {
+    // Smaller files give a table a big table's file count at a size that prepares fast (profiling the per-file cost).
+    int perCommit = Integer.parseInt(o.getOrDefault("rows-per-file", String.valueOf(BASE_ROWS_PER_COMMIT)));
+    for (long from = 1; from <= rows; from += perCommit) {
       List<Object[]> chunk = new ArrayList<>();
-      for (long id = from; id < Math.min(rows + 1, from + BASE_ROWS_PER_COMMIT); id++) {
+      for (long id = from; id < Math.min(rows + 1, from + perCommit); id++) {
         chunk.add(row(id, "c", T0 + id, random));
       }
       // MergeDelivery's own table property, so both engines see the table it would have created.

@@ -54,6 +54,20 @@ final class DeletionVectorFile {
   }
 
   /**
+   * The positions the file's current deletion vector deletes, sorted (empty without one), read
+   * once per file of a snapshot: the merge that skips them also writes the file's next vector.
+   */
+  static long[] deletedPositions(Engine engine, String tableRoot, TableFile file) {
+    long[] known = file.deletedPositions;
+    if (known == null) {
+      RoaringBitmapArray bitmap = bitmap(engine, tableRoot, file);
+      known = bitmap == null ? new long[0] : bitmap.toArray();
+      file.deletedPositions = known;
+    }
+    return known;
+  }
+
+  /**
    * Writes one file holding a deletion vector per entry of {@code positions} (each the sorted,
    * distinct row positions it deletes), and returns their descriptors in the same order.
    */

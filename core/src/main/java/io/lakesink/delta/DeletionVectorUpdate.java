@@ -10,7 +10,6 @@ import io.delta.kernel.internal.actions.AddFile;
 import io.delta.kernel.internal.actions.DeletionVectorDescriptor;
 import io.delta.kernel.internal.actions.SingleAction;
 import io.delta.kernel.internal.data.GenericRow;
-import io.delta.kernel.internal.deletionvectors.RoaringBitmapArray;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -52,9 +51,8 @@ final class DeletionVectorUpdate {
     List<TableFile> files = new ArrayList<>(deletes.keySet());
     List<long[]> positions = new ArrayList<>(files.size());
     for (TableFile f : files) {
-      RoaringBitmapArray current = DeletionVectorFile.bitmap(engine, location, f);
-      long[] added = deletes.get(f);
-      positions.add(current == null ? union(added, new long[0]) : union(current.toArray(), added));
+      // Read already when the merge skipped the file's deleted rows: not read again on this thread.
+      positions.add(union(DeletionVectorFile.deletedPositions(engine, location, f), deletes.get(f)));
     }
     List<DeletionVectorDescriptor> written = DeletionVectorFile.write(engine, location, positions);
     List<Row> actions = new ArrayList<>(files.size() * 2);

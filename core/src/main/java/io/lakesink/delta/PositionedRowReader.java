@@ -5,16 +5,19 @@ import io.delta.kernel.data.ColumnarBatch;
 import io.delta.kernel.engine.Engine;
 import io.delta.kernel.engine.FileReadResult;
 import io.delta.kernel.internal.InternalScanFileUtils;
-import io.delta.kernel.internal.deletionvectors.RoaringBitmapArray;
 import io.delta.kernel.internal.util.Utils;
 import io.delta.kernel.types.StructType;
 import io.delta.kernel.utils.CloseableIterator;
+import io.delta.kernel.utils.FileStatus;
 import io.lakesink.event.Column;
+import io.lakesink.storage.ParsedOnceInputFile;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.hadoop.conf.Configuration;
 
 /**
  * Reads a few columns of a file with each live row's position in the file: what a merge with
@@ -31,6 +34,11 @@ public final class PositionedRowReader {
   private final List<Column> read;
   private final int[] slots;
   private final StructType schema;
+  /** Whether every column read is an {@code int} or {@code bigint}: {@link IntegerColumns} can read them. */
+  private final boolean integersOnly;
+  /** Hadoop's configuration for {@link IntegerColumns}, only read (by every lane): one copy per reader, not per file. */
+  private final Configuration configuration;
+  private final AtomicInteger filesReadByPages = new AtomicInteger();
 
   /**
    * @param layout the caller's row layout (rows come back this wide)
@@ -53,6 +61,9 @@ public final class PositionedRowReader {
     this.read = List.copyOf(read);
     this.slots = slots.stream().mapToInt(Integer::intValue).toArray();
     this.schema = DeltaTypes.toStruct(read);
+    this.integersOnly = read.stream().allMatch(
+        c -> c.type().kind() == io.lakesink.event.ColumnType.Kind.INT || c.type().kind() == io.lakesink.event.ColumnType.Kind.BIGINT);
+    this.configuration = integersOnly ? ParsedOnceInputFile.parsedCopy() : null;
   }
 
   private static int indexOf(List<Column> layout, String name) {
@@ -103,6 +114,9 @@ public final class PositionedRowReader {
       throw new IllegalArgumentException("column " + keyColumn + " is not read");
     }
     int k = key;
+    if (integersOnly && engine instanceof KernelEngine.StorageEngine storage && scanIntegers(storage, file, k, wants, sink)) {
+      return;
+    }
     boolean isInt = read.get(key).type().kind() == io.lakesink.event.ColumnType.Kind.INT;
     scan(file, (b, r, position) -> {
       ColumnVector keys = b.getColumnVector(k);
@@ -111,6 +125,53 @@ public final class PositionedRowReader {
         sink.accept(whole(b, r, null, null), position);
       }
     });
+  }
+
+  /**
+   * {@link #forEachLongKey} through {@link IntegerColumns} (every column read is an integer: the
+   * key and the ordering columns): the key column of every live row, the other columns only for
+   * the rows {@code wants}. False, having read nothing, when the file's columns are not ones it
+   * decodes: Kernel reads the file then.
+   */
+  private boolean scanIntegers(KernelEngine.StorageEngine storage, TableFile file, int k, LongKeyTest wants, RowSink sink) {
+    FileStatus status = InternalScanFileUtils.getAddFileStatus(file.scanRow);
+    long[] deleted = DeletionVectorFile.deletedPositions(engine, location, file);
+    try (IntegerColumns columns = IntegerColumns.open(
+        new ParquetInput(storage.fileIO().newInputFile(status.getPath(), status.getSize())), configuration, read)) {
+      if (columns == null) {
+        return false;
+      }
+      filesReadByPages.incrementAndGet();
+      long position = 0;
+      int nextDeleted = 0; // the deleted positions are sorted: walked along the rows, not looked up
+      while (columns.nextRowGroup()) {
+        for (long r = 0, rows = columns.rows(); r < rows; r++, position++) {
+          if (nextDeleted < deleted.length && deleted[nextDeleted] == position) {
+            nextDeleted++;
+            continue;
+          }
+          boolean isNull = columns.isNull(k, r);
+          if (wants.wants(isNull ? 0 : columns.value(k, r), isNull)) {
+            Object[] row = new Object[width];
+            for (int c = 0; c < read.size(); c++) {
+              if (!columns.isNull(c, r)) {
+                long v = columns.value(c, r);
+                row[slots[c]] = read.get(c).type().kind() == io.lakesink.event.ColumnType.Kind.INT ? (Object) (int) v : (Object) v;
+              }
+            }
+            sink.accept(row, position);
+          }
+        }
+      }
+      return true;
+    } catch (IOException e) {
+      throw new UncheckedIOException("reading " + file.path() + " of " + location, e);
+    }
+  }
+
+  /** Files {@link #forEachLongKey} read by pages ({@link IntegerColumns}) rather than with Kernel. */
+  int filesReadByPages() {
+    return filesReadByPages.get();
   }
 
   /**
@@ -148,7 +209,8 @@ public final class PositionedRowReader {
 
   /** Visits the file's rows its deletion vector does not delete, one Parquet batch in memory at a time. */
   private void scan(TableFile file, LiveRow visitor) {
-    RoaringBitmapArray deleted = DeletionVectorFile.bitmap(engine, location, file);
+    long[] deleted = DeletionVectorFile.deletedPositions(engine, location, file);
+    int nextDeleted = 0; // sorted: walked along the rows, not looked up
     long position = 0;
     try (CloseableIterator<ColumnarBatch> batches = engine.getParquetHandler()
         .readParquetFiles(
@@ -158,7 +220,9 @@ public final class PositionedRowReader {
         ColumnarBatch b = batches.next();
         // Parquet hands a file's rows back in order, so a row's position is the count before it.
         for (int r = 0; r < b.getSize(); r++, position++) {
-          if (deleted == null || !deleted.contains(position)) {
+          if (nextDeleted < deleted.length && deleted[nextDeleted] == position) {
+            nextDeleted++;
+          } else {
             visitor.visit(b, r, position);
           }
         }

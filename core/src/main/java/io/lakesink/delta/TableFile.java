@@ -17,6 +17,12 @@ public final class TableFile {
   private final Map<String, String> partitionValues;
   private final boolean deletionVector;
   final Row scanRow;
+  /**
+   * The rows its current deletion vector deletes, sorted, once read ({@link
+   * DeletionVectorFile#deletedPositions}): a merge reads them to skip those rows, and again to
+   * write the file's next vector. A file of one snapshot never changes its vector.
+   */
+  volatile long[] deletedPositions;
 
   TableFile(
       String path, long size, long rows, long deletedRows, Map<String, Object> min, Map<String, Object> max,

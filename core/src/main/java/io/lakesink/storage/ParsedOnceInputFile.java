@@ -32,6 +32,11 @@ public abstract class ParsedOnceInputFile extends HadoopInputFile {
     return new Configuration(PARSED);
   }
 
+  /** A copy of the parsed configuration, for a Parquet reader that is not handed one of these files. */
+  public static Configuration parsedCopy() {
+    return new Configuration(PARSED);
+  }
+
   // Re-declared abstract: Kernel's versions would use the file system this class does not have.
   @Override
   public abstract long length() throws IOException;

@@ -1,0 +1,263 @@
+package io.lakesink.delta;
+
+import io.lakesink.event.Column;
+import io.lakesink.event.ColumnType;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.parquet.HadoopReadOptions;
+import org.apache.parquet.bytes.ByteBufferInputStream;
+import org.apache.parquet.bytes.BytesUtils;
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.Dictionary;
+import org.apache.parquet.column.Encoding;
+import org.apache.parquet.column.ValuesType;
+import org.apache.parquet.column.page.DataPage;
+import org.apache.parquet.column.page.DataPageV1;
+import org.apache.parquet.column.page.DataPageV2;
+import org.apache.parquet.column.page.DictionaryPage;
+import org.apache.parquet.column.page.PageReadStore;
+import org.apache.parquet.column.page.PageReader;
+import org.apache.parquet.column.values.ValuesReader;
+import org.apache.parquet.column.values.rle.RunLengthBitPackingHybridDecoder;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.io.InputFile;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
+import org.apache.parquet.schema.Type;
+
+/**
+ * Reads flat {@code int} and {@code bigint} columns of one Parquet file page by page, straight
+ * from parquet-mr's pages: what a merge reads of every row of a file (its integer key) and of the
+ * few rows its batch changes (the ordering columns).
+ *
+ * <p>Kernel's reader assembles every row of every requested column through parquet-mr's record
+ * API and converters, and decodes a plain {@code bigint} through a stream a byte array at a time:
+ * profiled, that was most of a merge's CPU per row. Here a plain page (lakesink writes no
+ * dictionaries) is read from its buffer directly, other encodings through parquet-mr's value
+ * readers; a column's page is only decoded when a row in it is asked for, so the ordering columns
+ * of the pages without a changed row are never decompressed nor decoded.
+ *
+ * <p>Rows come back in file order, row group after row group, as Kernel returns them: a row's
+ * position in the file is the count of rows before it. A column the file lacks reads null, as
+ * with Kernel. Not thread-safe: one per file read.
+ */
+final class IntegerColumns implements AutoCloseable {
+  private final ParquetFileReader reader;
+  private final Cursor[] cursors;
+  private final ColumnDescriptor[] descriptors;
+  private long rowGroupRows;
+
+  private IntegerColumns(ParquetFileReader reader, ColumnDescriptor[] descriptors) {
+    this.reader = reader;
+    this.descriptors = descriptors;
+    this.cursors = new Cursor[descriptors.length];
+  }
+
+  /**
+   * Opens the file for the columns, or returns null when one of them is not a flat integer column
+   * of the file this reader decodes (the caller reads the file with Kernel instead).
+   *
+   * @param configuration Hadoop's, parsed already: only read (codec settings)
+   */
+  static IntegerColumns open(InputFile file, Configuration configuration, List<Column> columns) throws IOException {
+    ParquetFileReader reader = new ParquetFileReader(file, HadoopReadOptions.builder(configuration).build());
+    try {
+      MessageType schema = reader.getFooter().getFileMetaData().getSchema();
+      ColumnDescriptor[] descriptors = new ColumnDescriptor[columns.size()];
+      List<ColumnDescriptor> requested = new ArrayList<>();
+      for (int c = 0; c < columns.size(); c++) {
+        Type field = field(schema, columns.get(c).name());
+        if (field == null) {
+          continue; // not in this file: reads null
+        }
+        if (!readable(field, columns.get(c).type())) {
+          reader.close();
+          return null;
+        }
+        descriptors[c] = schema.getColumnDescription(new String[] {field.getName()});
+        requested.add(descriptors[c]);
+      }
+      reader.setRequestedSchema(requested);
+      return new IntegerColumns(reader, descriptors);
+    } catch (IOException | RuntimeException e) {
+      reader.close();
+      throw e;
+    }
+  }
+
+  /** The file's top-level field of that name: exact, else ignoring case (Delta's names are case-insensitive). */
+  private static Type field(MessageType schema, String name) {
+    if (schema.containsField(name)) {
+      return schema.getType(name);
+    }
+    for (Type t : schema.getFields()) {
+      if (t.getName().equalsIgnoreCase(name)) {
+        return t;
+      }
+    }
+    return null;
+  }
+
+  /** A flat, non-repeated INT32 column for an {@code int}, INT32 or INT64 for a {@code bigint}. */
+  private static boolean readable(Type field, ColumnType type) {
+    if (!field.isPrimitive() || field.isRepetition(Type.Repetition.REPEATED)) {
+      return false;
+    }
+    PrimitiveTypeName physical = field.asPrimitiveType().getPrimitiveTypeName();
+    return switch (type.kind()) {
+      case INT -> physical == PrimitiveTypeName.INT32;
+      case BIGINT -> physical == PrimitiveTypeName.INT32 || physical == PrimitiveTypeName.INT64;
+      default -> false;
+    };
+  }
+
+  /** Moves to the next row group; false past the last. Rows are then numbered from 0 within it. */
+  boolean nextRowGroup() throws IOException {
+    PageReadStore pages = reader.readNextRowGroup();
+    if (pages == null) {
+      return false;
+    }
+    rowGroupRows = pages.getRowCount();
+    for (int c = 0; c < cursors.length; c++) {
+      cursors[c] = descriptors[c] == null ? null : new Cursor(descriptors[c], pages.getPageReader(descriptors[c]));
+    }
+    return true;
+  }
+
+  /** The current row group's rows. */
+  long rows() {
+    return rowGroupRows;
+  }
+
+  /** Whether column {@code c} is null at {@code row} of the row group; rows asked never go back. */
+  boolean isNull(int c, long row) throws IOException {
+    return cursors[c] == null || cursors[c].isNull(row);
+  }
+
+  /** Column {@code c} at {@code row} (not null); rows asked never go back. */
+  long value(int c, long row) throws IOException {
+    return cursors[c].value(row);
+  }
+
+  @Override
+  public void close() throws IOException {
+    reader.close();
+  }
+
+  /** One column of a row group: its pages in order, the current one decoded when first asked. */
+  private static final class Cursor {
+    private final ColumnDescriptor descriptor;
+    private final PageReader pages;
+    private final Dictionary dictionary;
+    private final boolean int32;
+    private DataPage page;
+    /** The row group's row at the current page's first value, and the page's rows. */
+    private long first;
+    private int count;
+    private boolean decoded;
+    private long[] values = new long[0];
+    private boolean[] nulls = new boolean[0];
+
+    Cursor(ColumnDescriptor descriptor, PageReader pages) throws IOException {
+      this.descriptor = descriptor;
+      this.pages = pages;
+      this.int32 = descriptor.getPrimitiveType().getPrimitiveTypeName() == PrimitiveTypeName.INT32;
+      DictionaryPage d = pages.readDictionaryPage();
+      this.dictionary = d == null ? null : d.getEncoding().initDictionary(descriptor, d);
+    }
+
+    boolean isNull(long row) throws IOException {
+      int i = at(row); // first: it may decode a page into new arrays
+      return nulls[i];
+    }
+
+    long value(long row) throws IOException {
+      int i = at(row);
+      return values[i];
+    }
+
+    /** The index in the decoded page of {@code row}, reading (and skipping) pages up to it. */
+    private int at(long row) throws IOException {
+      while (page == null || row >= first + count) {
+        first += count;
+        page = pages.readPage();
+        if (page == null) {
+          // A damaged file (fewer values than rows), as Kernel's reader would find it: not retried.
+          throw new IllegalStateException("row " + row + " is past the column chunk of " + descriptor);
+        }
+        count = page.getValueCount(); // a flat column: one value per row
+        decoded = false;
+      }
+      if (!decoded) {
+        decode(page);
+        decoded = true;
+      }
+      return (int) (row - first);
+    }
+
+    private void decode(DataPage p) throws IOException {
+      int n = p.getValueCount();
+      if (values.length < n) {
+        values = new long[n];
+        nulls = new boolean[n];
+      }
+      int maxDefinition = descriptor.getMaxDefinitionLevel();
+      if (p instanceof DataPageV1 v1) {
+        ByteBufferInputStream in = v1.getBytes().toInputStream();
+        // Repetition levels first (none for a flat column: the reader for level 0 reads nothing), then definition levels.
+        ValuesReader repetition = v1.getRlEncoding().getValuesReader(descriptor, ValuesType.REPETITION_LEVEL);
+        repetition.initFromPage(n, in);
+        ValuesReader definition = v1.getDlEncoding().getValuesReader(descriptor, ValuesType.DEFINITION_LEVEL);
+        definition.initFromPage(n, in);
+        int present = 0;
+        for (int i = 0; i < n; i++) {
+          nulls[i] = maxDefinition > 0 && definition.readInteger() < maxDefinition;
+          present += nulls[i] ? 0 : 1;
+        }
+        decodeValues(v1.getValueEncoding(), n, present, in);
+      } else {
+        DataPageV2 v2 = (DataPageV2) p;
+        int present = n;
+        if (maxDefinition > 0) {
+          RunLengthBitPackingHybridDecoder definition = new RunLengthBitPackingHybridDecoder(
+              BytesUtils.getWidthFromMaxInt(maxDefinition), v2.getDefinitionLevels().toInputStream());
+          present = 0;
+          for (int i = 0; i < n; i++) {
+            nulls[i] = definition.readInt() < maxDefinition;
+            present += nulls[i] ? 0 : 1;
+          }
+        } else {
+          java.util.Arrays.fill(nulls, 0, n, false);
+        }
+        decodeValues(v2.getDataEncoding(), n, present, v2.getData().toInputStream());
+      }
+    }
+
+    /** The page's {@code present} non-null values into their rows' slots. */
+    private void decodeValues(Encoding encoding, int n, int present, ByteBufferInputStream in) throws IOException {
+      if (encoding == Encoding.PLAIN) {
+        // The common case, and lakesink's own files: little-endian values one after the other.
+        ByteBuffer b = in.slice(present * (int32 ? 4 : 8)).order(ByteOrder.LITTLE_ENDIAN);
+        for (int i = 0; i < n; i++) {
+          if (!nulls[i]) {
+            values[i] = int32 ? b.getInt() : b.getLong();
+          }
+        }
+        return;
+      }
+      ValuesReader reader = encoding.usesDictionary()
+          ? encoding.getDictionaryBasedValuesReader(descriptor, ValuesType.VALUES, dictionary)
+          : encoding.getValuesReader(descriptor, ValuesType.VALUES);
+      reader.initFromPage(present, in);
+      for (int i = 0; i < n; i++) {
+        if (!nulls[i]) {
+          values[i] = int32 ? reader.readInteger() : reader.readLong();
+        }
+      }
+    }
+  }
+}

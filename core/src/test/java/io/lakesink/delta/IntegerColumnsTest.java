@@ -1,0 +1,181 @@
+package io.lakesink.delta;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.lakesink.event.Column;
+import io.lakesink.event.ColumnType;
+import io.lakesink.storage.LocalStorage;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.parquet.column.ParquetProperties.WriterVersion;
+import org.apache.parquet.example.data.Group;
+import org.apache.parquet.example.data.simple.SimpleGroupFactory;
+import org.apache.parquet.hadoop.ParquetWriter;
+import org.apache.parquet.hadoop.example.ExampleParquetWriter;
+import org.apache.parquet.io.LocalInputFile;
+import org.apache.parquet.io.LocalOutputFile;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.MessageTypeParser;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** The page reader of a merge's integer columns against Kernel's reader and against the values written. */
+class IntegerColumnsTest {
+  @TempDir Path dir;
+
+  private static final Column ID = new Column("id", ColumnType.BIGINT);
+  private static final Column P = new Column("p", ColumnType.INT);
+  private static final Column TS = new Column("ts", ColumnType.BIGINT);
+
+  /**
+   * Two files of a table with deletion vectors (a second vector on top of a first), nulls in the
+   * key and in the other columns, and a column the first file lacks (added later): every live
+   * row, its values and its position as Kernel's reader gives them, for all rows and for a few.
+   */
+  @Test
+  void readsWhatKernelReadsWithDeletionVectorsNullsAndAColumnAFileLacks() {
+    LocalStorage storage = new LocalStorage(dir, "");
+    DeltaTable table = new DeltaTable(KernelEngine.create(storage), storage.tableLocation("t"));
+    Map<String, String> vectors = Map.of(DeltaTable.ENABLE_DELETION_VECTORS, "true");
+    List<Object[]> first = new ArrayList<>();
+    for (long i = 0; i < 3000; i++) {
+      first.add(new Object[] {i % 7 == 3 ? null : i, i % 11 == 0 ? null : (int) (i % 5)});
+    }
+    table.commit(table.prepareAppend(new AppendRequest(List.of(ID, P), List.of(), Map.of(), first, CommitOffsets.NONE, vectors)));
+    List<Object[]> second = new ArrayList<>();
+    for (long i = 0; i < 500; i++) {
+      second.add(new Object[] {10_000 + i, -(int) i, i % 3 == 0 ? null : i * 1000});
+    }
+    List<Column> all = List.of(ID, P, TS);
+    table.commit(table.prepareAppend(new AppendRequest(all, List.of(), Map.of(), second, CommitOffsets.NONE, vectors)));
+    deleteRows(table, all, Map.of(0, new long[] {0, 5, 6, 2999}, 1, new long[] {3}));
+    deleteRows(table, all, Map.of(0, new long[] {10, 11, 1500}));
+
+    List<TableFile> files = table.files();
+    assertEquals(2, files.size());
+    PositionedRowReader reader = table.positionedReader(all, List.of("id", "p", "ts"));
+    for (TableFile file : files) {
+      List<String> kernel = new ArrayList<>();
+      reader.forEach(file, (row, position) -> kernel.add(position + "=" + Arrays.asList(row)));
+      List<String> read = new ArrayList<>();
+      reader.forEachLongKey(file, "id", (k, isNull) -> true, (row, position) -> read.add(position + "=" + Arrays.asList(row)));
+      assertEquals(kernel, read, file.toString());
+      assertEquals(file.rows(), read.size());
+
+      // Only some rows: the even keys and the null ones.
+      List<String> kernelSome = new ArrayList<>();
+      reader.forEach(file, List.of("id"), probe -> probe[0] == null || (Long) probe[0] % 2 == 0,
+          (row, position) -> kernelSome.add(position + "=" + Arrays.asList(row)));
+      List<String> some = new ArrayList<>();
+      reader.forEachLongKey(file, "id", (k, isNull) -> isNull || k % 2 == 0, (row, position) -> some.add(position + "=" + Arrays.asList(row)));
+      assertEquals(kernelSome, some);
+      assertTrue(some.size() < read.size() && !some.isEmpty());
+    }
+    assertEquals(4, reader.filesReadByPages(), "every file read by pages, not by Kernel");
+    TableFile older = files.stream().filter(f -> f.deletedRows() == 7).findFirst().orElseThrow();
+    List<Long> positions = new ArrayList<>();
+    reader.forEachLongKey(older, "id", (k, isNull) -> true, (row, position) -> {
+      positions.add(position);
+      assertNull(row[2], "the first file has no ts column");
+    });
+    for (long deleted : new long[] {0, 5, 6, 10, 11, 1500, 2999}) {
+      assertFalse(positions.contains(deleted), "deleted row " + deleted);
+    }
+    assertEquals(2993, positions.size());
+  }
+
+  private static void deleteRows(DeltaTable table, List<Column> columns, Map<Integer, long[]> byFile) {
+    List<TableFile> files = table.files().stream().sorted((a, b) -> Long.compare(b.rows() + b.deletedRows(), a.rows() + a.deletedRows())).toList();
+    DeltaTable.PendingWrite out = table.begin(new AppendRequest(columns, List.of(), Map.of(), List.of(), CommitOffsets.NONE, Map.of()));
+    byFile.forEach((i, positions) -> out.deleteRows(files.get(i), positions));
+    table.commit(out.prepare(List.of()));
+  }
+
+  /**
+   * Files another writer could have written: dictionary pages (and their fallback to plain),
+   * data pages v1 and v2, several pages and row groups, optional and required columns, int and
+   * bigint. Read whole, then only every 97th row (pages in between skipped undecoded).
+   */
+  @ParameterizedTest
+  @CsvSource({"PARQUET_1_0, true", "PARQUET_1_0, false", "PARQUET_2_0, true", "PARQUET_2_0, false"})
+  void decodesEveryEncodingAParquetWriterUses(WriterVersion version, boolean dictionary) throws Exception {
+    MessageType schema = MessageTypeParser.parseMessageType(
+        "message m { required int64 id; optional int32 small; optional int64 big; optional int32 narrow_big; }");
+    Path file = dir.resolve(version + "-" + dictionary + ".parquet");
+    int rows = 20_000;
+    try (ParquetWriter<Group> writer = ExampleParquetWriter.builder(new LocalOutputFile(file))
+        .withType(schema).withWriterVersion(version).withDictionaryEncoding(dictionary).withDictionaryPageSize(2048)
+        .withPageSize(1024).withPageRowCountLimit(700).withRowGroupSize(64 * 1024L).withConf(new Configuration()).build()) {
+      SimpleGroupFactory groups = new SimpleGroupFactory(schema);
+      for (int i = 0; i < rows; i++) {
+        Group g = groups.newGroup().append("id", id(i));
+        if (i % 13 != 0) {
+          g.append("small", i % 10); // few values: a dictionary holds them
+        }
+        if (i % 4 != 1) {
+          g.append("big", big(i)); // unique: a dictionary falls back to plain
+        }
+        g.append("narrow_big", -i);
+        writer.write(g);
+      }
+    }
+    List<Column> columns = List.of(ID, new Column("small", ColumnType.INT), new Column("big", ColumnType.BIGINT),
+        new Column("narrow_big", ColumnType.BIGINT), new Column("absent", ColumnType.BIGINT));
+    for (int step : new int[] {1, 97}) {
+      int row = 0;
+      int groups = 0;
+      try (IntegerColumns read = IntegerColumns.open(new LocalInputFile(file), new Configuration(), columns)) {
+        assertNotNull(read);
+        while (read.nextRowGroup()) {
+          groups++;
+          for (long r = 0; r < read.rows(); r++, row++) {
+            if (row % step != 0) {
+              continue;
+            }
+            assertEquals(id(row), read.value(0, r));
+            assertEquals(row % 13 == 0, read.isNull(1, r));
+            if (row % 13 != 0) {
+              assertEquals(row % 10, read.value(1, r));
+            }
+            assertEquals(row % 4 == 1, read.isNull(2, r));
+            if (row % 4 != 1) {
+              assertEquals(big(row), read.value(2, r), "row " + row);
+            }
+            assertEquals(-row, read.value(3, r), "an int32 column read for a bigint");
+            assertTrue(read.isNull(4, r), "a column the file lacks reads null");
+          }
+        }
+      }
+      assertEquals(rows, row);
+      assertTrue(groups > 1, "several row groups: " + groups);
+    }
+  }
+
+  private static long id(long i) {
+    return i * 3 - 7;
+  }
+
+  private static long big(long i) {
+    return i * 0x1_0000_0001L ^ (i << 40);
+  }
+
+  @Test
+  void refusesAColumnItCannotDecode() throws Exception {
+    MessageType schema = MessageTypeParser.parseMessageType("message m { required binary id (STRING); }");
+    Path file = dir.resolve("s.parquet");
+    try (ParquetWriter<Group> writer = ExampleParquetWriter.builder(new LocalOutputFile(file)).withType(schema).withConf(new Configuration()).build()) {
+      writer.write(new SimpleGroupFactory(schema).newGroup().append("id", "a"));
+    }
+    assertNull(IntegerColumns.open(new LocalInputFile(file), new Configuration(), List.of(ID)), "a string where a bigint is read: Kernel reads it");
+  }
+}
