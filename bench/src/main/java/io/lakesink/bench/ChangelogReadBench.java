@@ -334,7 +334,8 @@ public final class ChangelogReadBench {
         fmt(p, "optimize_seconds"), p.getProperty("optimize"));
     System.out.println("Timed with " + s.getProperty("spark_conf", "delta-spark (no result: see the log)") + ", one JVM, both tables;"
         + " cold = the first query on the table in the session (Delta's snapshot not cached: log replay and file listing included),"
-        + " warm = median of " + s.getProperty("repeat", "?") + " more. current state = the view's query (the rank time, MAX(__ts_ms)"
+        + " warm = median of " + s.getProperty("repeat", "?") + " more (warmed up first, untimed: "
+        + s.getProperty("warmup", "every query on every table") + "). current state = the view's query (the rank time, MAX(__ts_ms)"
         + " OVER (PARTITION BY id, __partition ORDER BY __offset), then QUALIFY ROW_NUMBER() OVER (PARTITION BY id ORDER BY"
         + " rank time DESC, __partition DESC, __offset DESC) = 1, deletes hidden), rows collected to the driver.");
     System.out.println();
