@@ -339,20 +339,22 @@ public final class ChangelogReadBench {
         + " OVER (PARTITION BY id, __partition ORDER BY __offset), then QUALIFY ROW_NUMBER() OVER (PARTITION BY id ORDER BY"
         + " rank time DESC, __partition DESC, __offset DESC) = 1, deletes hidden), rows collected to the driver.");
     System.out.println();
-    System.out.println(String.format(Locale.ROOT, "%-10s | %6s %8s %5s %5s %8s %5s | %7s | %9s %9s %8s | %9s %9s %8s %9s",
-        "table", "files", "MB", "dates", "DVs", "log files", "ckpts", "log s", "count s", "warm s", "rows", "state s", "warm s", "rows",
-        "noop s"));
+    System.out.println(String.format(Locale.ROOT, "%-10s | %6s %8s %5s %5s %9s %8s %5s | %7s | %9s %9s %8s | %9s %9s %8s %9s",
+        "table", "files", "MB", "dates", "DVs", "deleted", "log files", "ckpts", "log s", "count s", "warm s", "rows", "state s",
+        "warm s", "rows", "noop s"));
     for (String t : TABLES) {
-      System.out.println(String.format(Locale.ROOT, "%-10s | %6s %8.1f %5s %5s %8s %5s | %7s | %9s %9s %8s | %9s %9s %8s %9s", t,
+      System.out.println(String.format(Locale.ROOT, "%-10s | %6s %8.1f %5s %5s %9s %8s %5s | %7s | %9s %9s %8s | %9s %9s %8s %9s", t,
           p.getProperty(t + ".files"), Double.parseDouble(p.getProperty(t + ".bytes", "0")) / (1 << 20), p.getProperty(t + ".dates"),
-          p.getProperty(t + ".deletion_vectors", "-"), p.getProperty(t + ".log_files"), p.getProperty(t + ".checkpoints", "-"),
+          p.getProperty(t + ".deletion_vectors", "-"), p.getProperty(t + ".deleted_rows", "-"), p.getProperty(t + ".log_files"),
+          p.getProperty(t + ".checkpoints", "-"),
           fmt(s, t + ".snapshot.cold_seconds"), fmt(s, t + ".count.cold_seconds"), fmt(s, t + ".count.warm_seconds"),
           s.getProperty(t + ".count.rows", "-"), fmt(s, t + ".state.cold_seconds"), fmt(s, t + ".state.warm_seconds"),
           s.getProperty(t + ".state.rows", "-"), fmt(s, t + ".state.noop_warm_seconds")));
     }
-    System.out.println("log s = Delta's snapshot load alone (DeltaLog.forTable after clearing its cache: log replay and listing);"
-        + " noop s = the current-state query run once more, its rows counted where they are made (none to the driver): the rest of warm is"
-        + " collecting the rows.");
+    System.out.println("DVs = files with a deletion vector, deleted = the rows they delete (a reader reads and drops them);"
+        + " log s = Delta's snapshot load alone (DeltaLog.forTable after clearing its cache: log replay and listing);"
+        + " noop s = the current-state query run once more, its rows counted where they are made (none to the driver):"
+        + " the rest of warm is collecting the rows.");
     System.out.println();
     System.out.printf(Locale.ROOT, "small / optimized: count(*) %s cold, %s warm; current state %s cold, %s warm%n",
         ratio(s, "count.cold_seconds"), ratio(s, "count.warm_seconds"), ratio(s, "state.cold_seconds"), ratio(s, "state.warm_seconds"));
