@@ -67,8 +67,12 @@ public final class ChangelogReadBench {
   static final String TOPIC = "bench.read";
   static final List<Column> SOURCE_COLUMNS = List.of(
       new Column("id", ColumnType.BIGINT), new Column("name", ColumnType.STRING), new Column("balance", ColumnType.BIGINT));
-  /** The two tables under --dir, in the order the report shows them. */
-  static final List<String> TABLES = List.of("small", "optimized", "kept");
+  /**
+   * The tables under --dir, in the order the report shows them: the changelog as written and
+   * optimized, the kept table as its follows left it ({@code kept-asis}) and after the
+   * maintenance's optimize ({@code kept}).
+   */
+  static final List<String> TABLES = List.of("small", "optimized", "kept-asis", "kept");
   /** The simulated flush interval: one commit every this many milliseconds. */
   static final long FLUSH_INTERVAL_MS = 10_000;
   /** Where the simulated clock starts: 5,000 flushes 10 s apart then cross one midnight. */
@@ -93,7 +97,7 @@ public final class ChangelogReadBench {
     System.err.println(
         """
         Usage (normally through bench/run read):
-          prepare --dir D --results R --commits N --rows N --keys N [--seed S]
+          prepare --dir D --results R --commits N --rows N --keys N [--seed S] [--writer-off true|false]
           report  --results R
         """);
     System.exit(1);
@@ -130,6 +134,9 @@ public final class ChangelogReadBench {
     int rows = Integer.parseInt(o.get("rows"));
     int keys = Integer.parseInt(o.get("keys"));
     long seed = Long.parseLong(o.getOrDefault("seed", "17"));
+    // false: skip the second pass (the same changes without the kept table), whose only product is
+    // the writer's on/off figure; the tables read are the same either way.
+    boolean writerOff = Boolean.parseBoolean(o.getOrDefault("writer-off", "true"));
     LocalStorage storage = new LocalStorage(dir, "");
     DeltaTable small = new DeltaTable(KernelEngine.create(storage), storage.tableLocation("small"));
 
@@ -161,13 +168,17 @@ public final class ChangelogReadBench {
     System.out.printf(Locale.ROOT, "with the kept table: %,d commits of %d changes in %.1f s (%,.0f changes/s), %d follows (%.1f s"
             + " of the follower's CPU), caught up %.1f s after the last commit%n",
         commits, rows, on.seconds(), on.changes() / on.seconds(), kept.commits(), followCpuSeconds, catchUpSeconds);
-    DeltaTable plain = new DeltaTable(KernelEngine.create(storage), storage.tableLocation("plain"));
-    SteppedClock plainClock = new SteppedClock();
-    Written off = write(new ChangelogDelivery(subscription, plain,
-        DeliveryContext.of(FlushPolicy.DEFAULT, new QuarantineStore(storage)).withClock(plainClock)), plainClock, commits, rows, keys, seed);
-    System.out.printf(Locale.ROOT, "without it: %.1f s (%,.0f changes/s): the writer at %.2fx its speed with the table on%n",
-        off.seconds(), off.changes() / off.seconds(), off.seconds() / on.seconds());
-    double writeSeconds = off.seconds();
+    Properties p = new Properties();
+    if (writerOff) {
+      DeltaTable plain = new DeltaTable(KernelEngine.create(storage), storage.tableLocation("plain"));
+      SteppedClock plainClock = new SteppedClock();
+      Written off = write(new ChangelogDelivery(subscription, plain,
+          DeliveryContext.of(FlushPolicy.DEFAULT, new QuarantineStore(storage)).withClock(plainClock)), plainClock, commits, rows, keys,
+          seed);
+      System.out.printf(Locale.ROOT, "without it: %.1f s (%,.0f changes/s): the writer at %.2fx its speed with the table on%n",
+          off.seconds(), off.changes() / off.seconds(), off.seconds() / on.seconds());
+      p.setProperty("write_seconds", String.valueOf(off.seconds()));
+    }
     long offset = on.changes();
     long creates = on.creates();
     long updates = on.updates();
@@ -187,7 +198,6 @@ public final class ChangelogReadBench {
     }
     System.out.printf(Locale.ROOT, "%s in %.1f s%n", optimize, optimizeSeconds);
 
-    Properties p = new Properties();
     p.setProperty("commits", String.valueOf(commits));
     p.setProperty("rows_per_commit", String.valueOf(rows));
     p.setProperty("keys", String.valueOf(keys));
@@ -196,42 +206,54 @@ public final class ChangelogReadBench {
     p.setProperty("updates", String.valueOf(updates));
     p.setProperty("deletes", String.valueOf(deletes));
     p.setProperty("live_keys", String.valueOf(on.live()));
-    p.setProperty("write_seconds", String.valueOf(writeSeconds));
     p.setProperty("optimize_seconds", String.valueOf(optimizeSeconds));
     p.setProperty("optimize", optimize.toString());
     p.setProperty("write_on_seconds", String.valueOf(on.seconds()));
     p.setProperty("follows", String.valueOf(kept.commits()));
     p.setProperty("follow_cpu_seconds", String.valueOf(followCpuSeconds));
     p.setProperty("catch_up_seconds", String.valueOf(catchUpSeconds));
+    // The kept table as its follows left it (deletion vectors, the files each follow wrote): a copy,
+    // read like the others. The follower is idle (awaited above).
+    keptTable.refresh();
+    describe(p, "kept-asis", keptTable.files(), keptTable.version(), dir.resolve("kept"));
+    copy(dir.resolve("kept"), dir.resolve("kept-asis"));
     // The worker's maintenance optimizes the kept table as it does a MERGE table (clustered on the
-    // key, every 100 commits): done here once, at the end, untimed, so its reads see what a reader would.
+    // key; every 100 commits, or once its deletion vectors delete more rows than it holds live,
+    // which a long catch-up like this one reaches within a few commits): done here once, at the
+    // end, untimed; kept-asis is the table before it.
     OptimizeResult keptOptimize = new TableMaintenance("kept", keptTable.another(), List.of("id"), MaintenanceSettings.DEFAULT,
         Clock.systemUTC(), line -> {}).optimize(false);
     System.out.printf(Locale.ROOT, "kept table: %s%n", keptOptimize);
     keptTable.refresh();
-    List<TableFile> keptFiles = keptTable.files();
-    p.setProperty("kept.files", String.valueOf(keptFiles.size()));
-    p.setProperty("kept.bytes", String.valueOf(keptFiles.stream().mapToLong(TableFile::size).sum()));
-    p.setProperty("kept.dates", "-");
-    p.setProperty("kept.version", String.valueOf(keptTable.version()));
-    p.setProperty("kept.log_files", String.valueOf(logFiles(dir.resolve("kept"))));
+    describe(p, "kept", keptTable.files(), keptTable.version(), dir.resolve("kept"));
     // The kept table is the current state: read as it is, the view's columns (metadata hidden, as above).
-    Files.writeString(results.resolve("current-state-kept.sql"),
-        "SELECT `id`, `name`, `balance` FROM delta.`" + dir.resolve("kept").toAbsolutePath() + "`\n");
+    for (String name : List.of("kept-asis", "kept")) {
+      Files.writeString(results.resolve("current-state-" + name + ".sql"),
+          "SELECT `id`, `name`, `balance` FROM delta.`" + dir.resolve(name).toAbsolutePath() + "`\n");
+    }
     for (DeltaTable t : List.of(small, optimized)) {
       t.refresh();
       String name = t == small ? "small" : "optimized";
-      List<TableFile> files = t.files();
-      p.setProperty(name + ".files", String.valueOf(files.size()));
-      p.setProperty(name + ".bytes", String.valueOf(files.stream().mapToLong(TableFile::size).sum()));
-      p.setProperty(name + ".dates", String.valueOf(files.stream().map(TableFile::partitionValues).distinct().count()));
-      p.setProperty(name + ".version", String.valueOf(t.version()));
-      p.setProperty(name + ".log_files", String.valueOf(logFiles(dir.resolve(name))));
+      describe(p, name, t.files(), t.version(), dir.resolve(name));
       // The query of the view lakesink creates over this changelog, over the table's path.
       Files.writeString(results.resolve("current-state-" + name + ".sql"),
           CurrentStateView.query("delta.`" + dir.resolve(name).toAbsolutePath() + "`", List.of("id"), false) + "\n");
     }
     store(p, results.resolve("prepare.properties"));
+  }
+
+  /** A table's layout, as the report shows it: files, bytes, dates, deletion vectors, log files. */
+  private static void describe(Properties p, String name, List<TableFile> files, long version, Path table) throws IOException {
+    p.setProperty(name + ".files", String.valueOf(files.size()));
+    p.setProperty(name + ".bytes", String.valueOf(files.stream().mapToLong(TableFile::size).sum()));
+    p.setProperty(name + ".dates", String.valueOf(files.stream().map(TableFile::partitionValues).distinct().count()));
+    p.setProperty(name + ".deletion_vectors", String.valueOf(files.stream().filter(TableFile::hasDeletionVector).count()));
+    p.setProperty(name + ".deleted_rows", String.valueOf(files.stream().mapToLong(TableFile::deletedRows).sum()));
+    p.setProperty(name + ".version", String.valueOf(version));
+    p.setProperty(name + ".log_files", String.valueOf(logFiles(table)));
+    try (Stream<Path> log = Files.list(table.resolve("_delta_log"))) {
+      p.setProperty(name + ".checkpoints", String.valueOf(log.filter(f -> f.getFileName().toString().contains(".checkpoint")).count()));
+    }
   }
 
   /** What one pass wrote, and how long its writer took (generating the changes included, as in both passes). */
@@ -314,36 +336,53 @@ public final class ChangelogReadBench {
         fmt(p, "optimize_seconds"), p.getProperty("optimize"));
     System.out.println("Timed with " + s.getProperty("spark_conf", "delta-spark (no result: see the log)") + ", one JVM, both tables;"
         + " cold = the first query on the table in the session (Delta's snapshot not cached: log replay and file listing included),"
-        + " warm = median of " + s.getProperty("repeat", "?") + " more. current state = the view's query (the rank time, MAX(__ts_ms)"
+        + " warm = median of " + s.getProperty("repeat", "?") + " more (warmed up first, untimed: "
+        + s.getProperty("warmup", "every query on every table") + "). current state = the view's query (the rank time, MAX(__ts_ms)"
         + " OVER (PARTITION BY id, __partition ORDER BY __offset), then QUALIFY ROW_NUMBER() OVER (PARTITION BY id ORDER BY"
         + " rank time DESC, __partition DESC, __offset DESC) = 1, deletes hidden), rows collected to the driver.");
     System.out.println();
-    System.out.println(String.format(Locale.ROOT, "%-10s | %6s %8s %5s %8s | %9s %9s %8s | %9s %9s %8s",
-        "table", "files", "MB", "dates", "log files", "count s", "warm s", "rows", "state s", "warm s", "rows"));
+    System.out.println(String.format(Locale.ROOT, "%-10s | %6s %8s %5s %5s %9s %8s %5s | %7s | %9s %9s %8s | %9s %9s %8s %9s",
+        "table", "files", "MB", "dates", "DVs", "deleted", "log files", "ckpts", "log s", "count s", "warm s", "rows", "state s",
+        "warm s", "rows", "noop s"));
     for (String t : TABLES) {
-      System.out.println(String.format(Locale.ROOT, "%-10s | %6s %8.1f %5s %8s | %9s %9s %8s | %9s %9s %8s", t,
+      System.out.println(String.format(Locale.ROOT, "%-10s | %6s %8.1f %5s %5s %9s %8s %5s | %7s | %9s %9s %8s | %9s %9s %8s %9s", t,
           p.getProperty(t + ".files"), Double.parseDouble(p.getProperty(t + ".bytes", "0")) / (1 << 20), p.getProperty(t + ".dates"),
-          p.getProperty(t + ".log_files"), fmt(s, t + ".count.cold_seconds"), fmt(s, t + ".count.warm_seconds"),
+          p.getProperty(t + ".deletion_vectors", "-"), p.getProperty(t + ".deleted_rows", "-"), p.getProperty(t + ".log_files"),
+          p.getProperty(t + ".checkpoints", "-"),
+          fmt(s, t + ".snapshot.cold_seconds"), fmt(s, t + ".count.cold_seconds"), fmt(s, t + ".count.warm_seconds"),
           s.getProperty(t + ".count.rows", "-"), fmt(s, t + ".state.cold_seconds"), fmt(s, t + ".state.warm_seconds"),
-          s.getProperty(t + ".state.rows", "-")));
+          s.getProperty(t + ".state.rows", "-"), fmt(s, t + ".state.noop_warm_seconds")));
     }
+    System.out.println("DVs = files with a deletion vector, deleted = the rows they delete (a reader reads and drops them);"
+        + " log s = Delta's snapshot load alone (DeltaLog.forTable after clearing its cache: log replay and listing);"
+        + " noop s = the current-state query run once more, its rows counted where they are made (none to the driver):"
+        + " the rest of warm is collecting the rows.");
     System.out.println();
     System.out.printf(Locale.ROOT, "small / optimized: count(*) %s cold, %s warm; current state %s cold, %s warm%n",
         ratio(s, "count.cold_seconds"), ratio(s, "count.warm_seconds"), ratio(s, "state.cold_seconds"), ratio(s, "state.warm_seconds"));
-    System.out.printf(Locale.ROOT, "view over small / kept table: current state %s cold, %s warm; view over optimized / kept"
-            + " table: %s cold, %s warm%n", ratio(s, "small", "kept", "state.cold_seconds"), ratio(s, "small", "kept", "state.warm_seconds"),
-        ratio(s, "optimized", "kept", "state.cold_seconds"), ratio(s, "optimized", "kept", "state.warm_seconds"));
-    double off = Double.parseDouble(p.getProperty("write_seconds"));
+    for (String kept : List.of("kept-asis", "kept")) {
+      System.out.printf(Locale.ROOT, "view over small / %s: current state %s cold, %s warm (noop %s); view over optimized / %s:"
+              + " %s cold, %s warm (noop %s)%n", kept, ratio(s, "small", kept, "state.cold_seconds"),
+          ratio(s, "small", kept, "state.warm_seconds"), ratio(s, "small", kept, "state.noop_warm_seconds"), kept,
+          ratio(s, "optimized", kept, "state.cold_seconds"), ratio(s, "optimized", kept, "state.warm_seconds"),
+          ratio(s, "optimized", kept, "state.noop_warm_seconds"));
+    }
     double on = Double.parseDouble(p.getProperty("write_on_seconds"));
     double changes = Double.parseDouble(p.getProperty("changes"));
-    System.out.printf(Locale.ROOT, "Writer (ChangelogDelivery, same JVM, same changes): %,.0f changes/s with the kept table on"
-            + " (%.1f s; %s follows on the follower's thread, %s s of its CPU, caught up %s s after the last commit), %,.0f"
-            + " changes/s without it (%.1f s): %.2fx with the table on%n",
-        changes / on, on, p.getProperty("follows"), fmt(p, "follow_cpu_seconds"), fmt(p, "catch_up_seconds"), changes / off, off,
-        off / on);
+    String follows = String.format(Locale.ROOT, "%s follows on the follower's thread, %s s of its CPU, caught up %s s after the last"
+        + " commit", p.getProperty("follows"), fmt(p, "follow_cpu_seconds"), fmt(p, "catch_up_seconds"));
+    if (p.getProperty("write_seconds") == null) {
+      System.out.printf(Locale.ROOT, "Writer (ChangelogDelivery): %,.0f changes/s with the kept table on (%.1f s; %s); the pass"
+          + " without it skipped (WRITER_OFF=0)%n", changes / on, on, follows);
+    } else {
+      double off = Double.parseDouble(p.getProperty("write_seconds"));
+      System.out.printf(Locale.ROOT, "Writer (ChangelogDelivery, same JVM, same changes): %,.0f changes/s with the kept table on"
+              + " (%.1f s; %s), %,.0f changes/s without it (%.1f s): %.2fx with the table on%n",
+          changes / on, on, follows, changes / off, off, off / on);
+    }
     System.out.println("Cross-check: " + s.getProperty("cross_check", "not done (the Spark JVM did not finish)"));
-    System.out.println("Queries run: " + dir.resolve("current-state-small.sql") + ", current-state-optimized.sql and"
-        + " current-state-kept.sql");
+    System.out.println("Queries run: " + dir.resolve("current-state-small.sql") + ", current-state-optimized.sql,"
+        + " current-state-kept-asis.sql and current-state-kept.sql");
   }
 
   private static String ratio(Properties s, String key) {

@@ -57,10 +57,28 @@ public final class TableMaintenance {
 
   /** The table's live files, counted; the key warnings look at their statistics. */
   public int fileCount(KeyWarnings warnings) {
+    return layout(warnings).files();
+  }
+
+  /** The table's live files and their rows, from the log; the key warnings look at their statistics. */
+  public Layout layout(KeyWarnings warnings) {
     table.refresh();
     List<TableFile> files = table.files();
     warnings.files(files);
-    return files.size();
+    return new Layout(files.size(), files.stream().mapToLong(TableFile::rows).sum(),
+        files.stream().mapToLong(TableFile::deletedRows).sum());
+  }
+
+  /**
+   * @param files the live files
+   * @param rows the rows they hold that a reader sees
+   * @param deletedRows the rows their deletion vectors delete: a reader still reads them, then drops them
+   */
+  public record Layout(int files, long rows, long deletedRows) {
+    /** Whether readers read more rows their deletion vectors drop than rows they keep. */
+    public boolean mostlyDeleted() {
+      return deletedRows > rows;
+    }
   }
 
   /**

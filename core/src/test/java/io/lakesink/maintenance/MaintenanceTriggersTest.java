@@ -163,4 +163,52 @@ class MaintenanceTriggersTest {
     assertTrue(d.maintenance().last().optimize().committed());
     assertEquals(List.of(), d.status().warnings());
   }
+
+  /**
+   * Updates spread over the keys mark rows deleted in every file and append their new versions:
+   * once the deletion vectors delete more rows than the files hold live, the table is optimized,
+   * long before its commit count or file count would have it.
+   */
+  @Test
+  void aTableWhoseDeletionVectorsDeleteMostOfWhatReadersReadIsOptimized() {
+    MaintenanceTables tables = new MaintenanceTables(dir);
+    Subscription s = new Subscription("t", "items", DeliveryMode.MERGE, List.of("id"), SourceFormat.JSON, true);
+    // The layout looked at after every commit; the commit and file triggers far away.
+    MergeDelivery d = new MergeDelivery(s, tables.open("items"), null,
+        context(tables, new MaintenanceSettings(128L << 20, 100, 1_000, 10, 1)), MergeSettings.DEFAULT);
+    for (long id = 0; id < 100; id++, offset++) {
+      d.accept(event("t", 0, offset, Operation.CREATE, 1000L + offset, row("id", id, "name", "a")));
+    }
+    d.flush();
+    maintain(d);
+    java.util.SplittableRandom random = new java.util.SplittableRandom(7);
+    DeltaTable t = tables.open("items");
+    // Each round updates a random half of the keys: about 50 rows deleted by vectors, 50 appended.
+    for (int round = 1; round <= 4; round++) {
+      for (long id = 0; id < 100; id++) {
+        if (random.nextBoolean()) {
+          d.accept(event("t", 0, offset++, Operation.UPDATE, 1000L + offset, row("id", id, "name", "r" + round)));
+        }
+      }
+      d.flush();
+      t.refresh();
+      long live = t.files().stream().mapToLong(io.lakesink.delta.TableFile::rows).sum();
+      long deleted = t.files().stream().mapToLong(io.lakesink.delta.TableFile::deletedRows).sum();
+      assertEquals(100, live);
+      maintain(d);
+      String what = "round " + round + ": " + deleted + " rows deleted, " + live + " live";
+      if (deleted <= live) {
+        assertNull(d.maintenance().last().optimize(), what + ": not due");
+        continue;
+      }
+      assertNotNull(d.maintenance().last().optimize(), what + ": due");
+      assertTrue(d.maintenance().last().optimize().committed(), d.maintenance().last().toString());
+      t.refresh();
+      assertEquals(0, t.files().stream().mapToLong(io.lakesink.delta.TableFile::deletedRows).sum(), "the optimize purged them");
+      assertEquals(100, content(t).size());
+      assertTrue(round > 1, "a round deletes at most as many rows as it appends");
+      return;
+    }
+    throw new AssertionError("not optimized though the deletion vectors delete more rows than are live");
+  }
 }
