@@ -194,6 +194,7 @@ public final class CurrentStateTable {
     sawChangelog(latest);
     List<TableFile> files = changelog.files();
     List<TableFile> added = PartitionOrder.sorted(added(files, reflected, latest));
+    ChangelogChanges changes = new ChangelogChanges(name, changelog, changelog.columns().orElseThrow());
     List<ChangeEvent> chunk = new ArrayList<>();
     // Longer than one commit: where a commit may end is read from the files' positions.
     PartitionOrder order = added.stream().mapToLong(TableFile::rows).sum() > maxRowsPerCommit
@@ -203,7 +204,7 @@ public final class CurrentStateTable {
       chunk.clear();
       // A commit ends at the row limit, once no file left may hold an earlier change of a partition it applied.
       while (i < added.size() && (chunk.size() < maxRowsPerCommit || !order.mayEndBefore(added.subList(i, added.size())))) {
-        List<ChangeEvent> read = ChangelogChanges.of(name, changelog.columns().orElseThrow(), changelog.read(added.get(i++)));
+        List<ChangeEvent> read = changes.read(added.get(i++));
         order.applying(read);
         chunk.addAll(read);
       }
