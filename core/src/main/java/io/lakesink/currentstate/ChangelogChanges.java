@@ -9,8 +9,8 @@ import io.lakesink.event.ChangeEvent;
 import io.lakesink.event.Column;
 import io.lakesink.event.Operation;
 import io.lakesink.event.RowSchema;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * Changelog rows turned back into the change events they record, for the MERGE engine: the
@@ -19,10 +19,11 @@ import java.util.List;
  * without a Kafka position (a backfill's) gets the lowest one, so it ranks below every streamed
  * change of the same time, as its nulls rank in the view; the kept table stores it as null again.
  *
- * <p>A file's rows are streamed one Parquet batch at a time, each straight into its change
- * ({@link #read}): a follow holds a file's changes, not a map per row beside them (a 200,000-row
- * flush's rows as maps were as large again as its changes, at the heap's limit of a worker that
- * buffers its next flush meanwhile).
+ * <p>A file's rows are streamed one Parquet batch at a time, each straight into its change and
+ * on to the caller ({@link #read(TableFile, Consumer)}): a follow holds what it keeps of the
+ * changes ({@link LatestChanges}), not the file's rows as maps, nor all its changes at once (a
+ * 200,000-row flush's rows as maps were as large again as its changes, at the heap's limit of a
+ * worker that buffers its next flush meanwhile).
  */
 final class ChangelogChanges {
   /** Stands for a null {@code __partition} / {@code __offset}: below every real value. */
@@ -60,11 +61,9 @@ final class ChangelogChanges {
     this.reader = changelog.positionedReader(columns, read);
   }
 
-  /** The changes one changelog file records, in file order. */
-  List<ChangeEvent> read(TableFile file) {
-    List<ChangeEvent> out = new ArrayList<>(file.rows() > 0 && file.rows() < Integer.MAX_VALUE ? (int) file.rows() : 16);
-    reader.forEach(file, (row, position) -> out.add(change(row)));
-    return out;
+  /** Hands each change of one changelog file to {@code sink}, in file order, as it is read. */
+  void read(TableFile file, Consumer<ChangeEvent> sink) {
+    reader.forEach(file, (row, position) -> sink.accept(change(row)));
   }
 
   private ChangeEvent change(Object[] row) {

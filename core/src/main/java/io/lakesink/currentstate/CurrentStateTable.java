@@ -205,9 +205,10 @@ public final class CurrentStateTable {
       LatestChanges chunk = new LatestChanges(key);
       // A commit ends at the row limit, once no file left may hold an earlier change of a partition it applied.
       while (i < added.size() && (chunk.added() < maxRowsPerCommit || !order.mayEndBefore(added.subList(i, added.size())))) {
-        List<ChangeEvent> read = changes.read(added.get(i++));
-        order.applying(read);
-        chunk.addAll(read);
+        changes.read(added.get(i++), change -> {
+          order.applying(change);
+          chunk.add(change);
+        });
       }
       boolean last = i >= added.size();
       long from = reflected;

@@ -49,7 +49,8 @@ final class LatestChanges {
     changes.forEach(this::add);
   }
 
-  private void add(ChangeEvent e) {
+  /** Adds the next change read (in file order within a file; files in any order). */
+  void add(ChangeEvent e) {
     Numbered n = new Numbered(added++, e);
     List<Object> at = keyAndPartition(e);
     if (at == null) {

@@ -75,12 +75,10 @@ final class PartitionOrder {
         Comparator.nullsFirst(Comparator.<Long>naturalOrder())).thenComparing(TableFile::path)).toList();
   }
 
-  /** Notes the changes about to be applied. */
-  void applying(List<ChangeEvent> changes) {
-    for (ChangeEvent e : changes) {
-      long[] h = highest.computeIfAbsent(e.position().partition(), p -> new long[] {Long.MIN_VALUE});
-      h[0] = Math.max(h[0], e.position().offset());
-    }
+  /** Notes a change about to be applied. */
+  void applying(ChangeEvent e) {
+    long[] h = highest.computeIfAbsent(e.position().partition(), p -> new long[] {Long.MIN_VALUE});
+    h[0] = Math.max(h[0], e.position().offset());
   }
 
   /** Whether a commit may end before {@code rest}: none of them may hold an earlier change of a partition applied. */
