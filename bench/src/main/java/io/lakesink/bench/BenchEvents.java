@@ -2,6 +2,7 @@ package io.lakesink.bench;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.BitSet;
 import java.util.Properties;
 import java.util.SplittableRandom;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -15,6 +16,12 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * (no {@code before}, as with Postgres' default replica identity), 5% deletes (a {@code before}
  * image, no tombstone: {@code tombstones.on.delete=false}), with a realistic {@code source} block.
  * About 750 bytes per event. Deterministic for a given count.
+ *
+ * <p>With a bounded key space ({@code keys > 0}, the workload of a kept current-state table):
+ * first a create of every key 1..keys, then each event draws a key uniformly; a live key is
+ * updated (90%) or deleted (10%), a deleted one created again. In the steady state about 91% of
+ * the keys are live and the events after the creates are about 82% updates, 9% deletes and 9%
+ * re-inserts.
  */
 final class BenchEvents {
   static final long T0 = 1_762_077_600_000L; // 2025-11-02T10:00:00Z
@@ -31,6 +38,11 @@ final class BenchEvents {
 
   /** @param hot whether one partition takes {@link #HOT_PERCENT} % of the keys and the others share the rest */
   static long produce(String bootstrapServers, String topic, int partitions, boolean hot, long count) {
+    return produce(bootstrapServers, topic, partitions, hot, 0, count);
+  }
+
+  /** @param keys the size of the key space, 0 for the unbounded workload (every create a new key) */
+  static long produce(String bootstrapServers, String topic, int partitions, boolean hot, long keys, long count) {
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
@@ -42,7 +54,7 @@ final class BenchEvents {
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "none");
     long[] bytes = {0};
     try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
-      generate(count, partitions, hot, (partition, key, value) -> {
+      generate(count, partitions, hot, keys, (partition, key, value) -> {
         producer.send(new ProducerRecord<>(topic, partition, key, value));
         bytes[0] += key.length + value.length;
       });
@@ -70,22 +82,50 @@ final class BenchEvents {
 
   /** Like {@link #generate(long, int, Sink)}, with one hot partition when {@code hot}: still partitioned by key. */
   static void generate(long count, int partitions, boolean hot, Sink sink) {
+    generate(count, partitions, hot, 0, sink);
+  }
+
+  /** Like {@link #generate(long, int, boolean, Sink)}, on {@code keys} keys when {@code keys > 0}. */
+  static void generate(long count, int partitions, boolean hot, long keys, Sink sink) {
+    generate(count, partitions, hot, keys, (partition, op, id, key, value) -> sink.accept(partition, key, value));
+  }
+
+  /** Receives the generated events with what the verification of a kept table needs: the operation and key. */
+  @FunctionalInterface
+  interface Changes {
+    void accept(int partition, String op, long id, byte[] key, byte[] value);
+  }
+
+  /** The events {@link #produce} sends, in order, each with its operation and id. */
+  static void generate(long count, int partitions, boolean hot, long keys, Changes sink) {
     SplittableRandom random = new SplittableRandom(42);
     long liveIds = 0;
+    BitSet deleted = keys > 0 ? new BitSet() : null;
     StringBuilder sb = new StringBuilder(1024);
     for (long i = 0; i < count; i++) {
-      int dice = random.nextInt(100);
       String op;
       long id;
-      if (dice < 70 || liveIds < 10) {
-        op = "c";
-        id = ++liveIds;
-      } else if (dice < 95) {
-        op = "u";
-        id = 1 + random.nextLong(liveIds);
+      if (keys > 0) {
+        if (liveIds < keys) {
+          op = "c";
+          id = ++liveIds;
+        } else {
+          id = 1 + random.nextLong(keys);
+          op = deleted.get((int) id) ? "c" : random.nextInt(100) < 10 ? "d" : "u";
+          deleted.set((int) id, op.equals("d"));
+        }
       } else {
-        op = "d";
-        id = 1 + random.nextLong(liveIds);
+        int dice = random.nextInt(100);
+        if (dice < 70 || liveIds < 10) {
+          op = "c";
+          id = ++liveIds;
+        } else if (dice < 95) {
+          op = "u";
+          id = 1 + random.nextLong(liveIds);
+        } else {
+          op = "d";
+          id = 1 + random.nextLong(liveIds);
+        }
       }
       long ts = T0 + i; // one change per millisecond at the source
       sb.setLength(0);
@@ -94,7 +134,7 @@ final class BenchEvents {
       byte[] key = ("{\"id\":" + id + "}").getBytes(StandardCharsets.UTF_8);
       int partition = !hot || partitions == 1 ? (int) (id % partitions)
           : id % 100 < HOT_PERCENT ? 0 : 1 + (int) (id % (partitions - 1));
-      sink.accept(partition, key, value);
+      sink.accept(partition, op, id, key, value);
     }
   }
 

@@ -91,9 +91,9 @@ public final class ChangelogThroughputBench {
     System.err.println(
         """
         Usage (normally through bench/run):
-          broker  --ready-file F --events N --partitions 1,4
-          run     --bootstrap B --partitions P --events N --data DIR --result FILE [--flush-rows R] [--flush-bytes B]
-          verify  --data DIR --partitions P --events N --result FILE
+          broker  --ready-file F --events N --partitions 1,4 [--keys K]
+          run     --bootstrap B --partitions P --events N --data DIR --result FILE [--flush-rows R] [--flush-bytes B] [--kept true]
+          verify  --data DIR --partitions P --events N --result FILE [--keys K --kept true]
           profile --bootstrap B --partitions P --events N --result FILE
           floor   --events N --data DIR --result FILE [--flush-rows R]
           report  --results DIR
@@ -131,6 +131,7 @@ public final class ChangelogThroughputBench {
 
   private static void broker(Map<String, String> o) throws Exception {
     long events = Long.parseLong(o.get("events"));
+    long keys = Long.parseLong(o.getOrDefault("keys", "0"));
     LocalKafkaBroker broker = LocalKafkaBroker.start();
     Runtime.getRuntime().addShutdownHook(new Thread(broker::close, "bench-broker-stop"));
     String bootstrap = broker.bootstrapServers();
@@ -139,9 +140,10 @@ public final class ChangelogThroughputBench {
       int partitions = partitionCount(benchCase);
       broker.createTopic(topic(benchCase), partitions);
       long start = System.nanoTime();
-      long bytes = BenchEvents.produce(bootstrap, topic(benchCase), partitions, hot(benchCase), events);
-      System.out.printf(Locale.ROOT, "Produced %,d events (%,d MB) to %s in %.1f s%n",
-          events, bytes >> 20, topic(benchCase), (System.nanoTime() - start) / 1e9);
+      long bytes = BenchEvents.produce(bootstrap, topic(benchCase), partitions, hot(benchCase), keys, events);
+      System.out.printf(Locale.ROOT, "Produced %,d events (%,d MB)%s to %s in %.1f s%n",
+          events, bytes >> 20, keys > 0 ? String.format(Locale.ROOT, " on %,d keys", keys) : "", topic(benchCase),
+          (System.nanoTime() - start) / 1e9);
     }
     Path ready = Path.of(o.get("ready-file"));
     Path tmp = ready.resolveSibling(ready.getFileName() + ".tmp");
@@ -159,6 +161,8 @@ public final class ChangelogThroughputBench {
     long commitNanos;
     long commits;
     long firstFlushStart = -1;
+    /** When the last flush's commit ended (System.nanoTime): the changelog is done then. */
+    long lastCommitEnd = -1;
     /** Each flush's write and commit time, in order: the storage benchmark reports their spread. */
     final List<Long> writeEach = new ArrayList<>();
     final List<Long> commitEach = new ArrayList<>();
@@ -183,6 +187,7 @@ public final class ChangelogThroughputBench {
           commitNanos += now - mark;
           commitEach.add(now - mark);
           commits++;
+          lastCommitEnd = now;
         }
       }
     }
@@ -207,6 +212,12 @@ public final class ChangelogThroughputBench {
    *     bench/run), to compare fetch settings; empty for none
    */
   static String config(String bootstrap, String topic, String storage, long flushRows, String flushBytes, String kafkaProperties) {
+    return config(bootstrap, topic, storage, flushRows, flushBytes, kafkaProperties, false);
+  }
+
+  /** @param kept whether lakesink keeps the current state as a Delta table ({@code current_state: {object: table}}) */
+  static String config(
+      String bootstrap, String topic, String storage, long flushRows, String flushBytes, String kafkaProperties, boolean kept) {
     StringBuilder properties = new StringBuilder();
     for (String kv : kafkaProperties.split(",")) {
       if (!kv.isBlank()) {
@@ -229,8 +240,8 @@ public final class ChangelogThroughputBench {
           - topic: %s
             table: %s
             primary_key: [id]
-        """.formatted(bootstrap, UUID.randomUUID(), properties.toString().stripTrailing(), storage.stripTrailing(), flushRows, flushBytes,
-        topic, TABLE);
+        %s""".formatted(bootstrap, UUID.randomUUID(), properties.toString().stripTrailing(), storage.stripTrailing(), flushRows, flushBytes,
+        topic, TABLE, kept ? "    current_state: {object: table}\n" : "");
   }
 
   private static void run(Map<String, String> o) throws IOException {
@@ -240,20 +251,30 @@ public final class ChangelogThroughputBench {
     long flushRows = Long.parseLong(o.getOrDefault("flush-rows", "200000"));
     String flushBytes = o.getOrDefault("flush-bytes", "1GB");
     Path data = Path.of(o.get("data"));
+    boolean kept = Boolean.parseBoolean(o.getOrDefault("kept", "false"));
     WorkerConfig config =
         ConfigLoader.fromSystemEnvironment().parse(config(o.get("bootstrap"), topic(benchCase), localStorage(data), flushRows, flushBytes,
-            o.getOrDefault("kafka-properties", "")), "bench");
+            o.getOrDefault("kafka-properties", ""), kept), "bench");
     Properties r;
     try (TableStorage storage = Pipeline.storage(config.storage())) {
       r = runWorker(config, storage, partitions, events, new PhaseTimer());
+      if (kept) {
+        KeptTableFigures.afterRun(storage, config.subscriptions().get(0), r);
+      }
     }
     r.setProperty("case", benchCase);
+    r.setProperty("kept", String.valueOf(kept));
+    r.setProperty("keys", o.getOrDefault("keys", "0"));
     r.setProperty("kafka_properties", o.getOrDefault("kafka-properties", ""));
     r.setProperty("table_mb", String.valueOf(directoryBytes(data) >> 20));
     store(r, Path.of(o.get("result")));
-    System.out.printf(Locale.ROOT, "%s: %,d events in %.2f s = %,.0f events/s, peak RSS %,d MB, %d commits%n",
-        describe(benchCase), events, d(r, "seconds"), d(r, "events_per_second"), Long.parseLong(r.getProperty("vmhwm_mb")),
-        Long.parseLong(r.getProperty("commits")));
+    System.out.printf(Locale.ROOT, "%s%s: %,d events in %.2f s = %,.0f events/s (changelog done after %.2f s), peak RSS %,d MB, %d commits%n",
+        describe(benchCase), kept ? ", kept table on" : "", events, d(r, "seconds"), d(r, "events_per_second"),
+        d(r, "changelog_done_seconds"), Long.parseLong(r.getProperty("vmhwm_mb")), Long.parseLong(r.getProperty("commits")));
+    if (kept) {
+      System.out.printf(Locale.ROOT, "  kept table: %s follows, %d versions behind at exit, caught up after %.2f s%n",
+          r.getProperty("kept_follow_commits"), Long.parseLong(r.getProperty("kept_lag_versions_at_exit")), d(r, "kept_caught_up_seconds"));
+    }
     if (!Boolean.parseBoolean(r.getProperty("healthy"))) {
       System.exit(2);
     }
@@ -330,6 +351,8 @@ public final class ChangelogThroughputBench {
     r.setProperty("commits", String.valueOf(phases.commits));
     r.setProperty("write_seconds", String.valueOf(phases.writeNanos / 1e9));
     r.setProperty("commit_seconds", String.valueOf(phases.commitNanos / 1e9));
+    // The changelog's last commit: its events/s with and without a kept table compare on this.
+    r.setProperty("changelog_done_seconds", String.valueOf(phases.lastCommitEnd < 0 ? 0 : (phases.lastCommitEnd - start) / 1e9));
     r.setProperty("until_first_flush_seconds", String.valueOf(phases.firstFlushStart < 0 ? 0 : (phases.firstFlushStart - start) / 1e9));
     if (!result.allDelivering()) {
       System.err.println("Worker ended with failed tables: " + result.states());
@@ -346,10 +369,16 @@ public final class ChangelogThroughputBench {
     Path data = Path.of(o.get("data"));
     Path resultFile = Path.of(o.get("result"));
     Properties r = load(resultFile);
-    WorkerConfig config = ConfigLoader.fromSystemEnvironment().parse(config("unused:9092", topic(benchCase), data, 1, "1GB"), "bench");
+    boolean kept = Boolean.parseBoolean(o.getOrDefault("kept", "false"));
+    WorkerConfig config = ConfigLoader.fromSystemEnvironment().parse(
+        config("unused:9092", topic(benchCase), localStorage(data), 1, "1GB", "", kept), "bench");
     boolean ok;
     try (TableStorage storage = Pipeline.storage(config.storage())) {
       ok = verifyTable(storage, config.subscriptions().get(0), partitions, events, r);
+      if (kept) {
+        ok &= KeptTableFigures.verify(storage, config.subscriptions().get(0), benchCase, events,
+            Long.parseLong(o.getOrDefault("keys", "0")), r);
+      }
     }
     store(r, resultFile);
     if (!ok) {
@@ -527,6 +556,7 @@ public final class ChangelogThroughputBench {
       System.out.println("peak heap MB = the most heap in use during the run, garbage included (just before a collection).");
     }
     SideBySide.print(dir, byPartitions);
+    KeptTableFigures.report(dir);
     try (Stream<Path> files = Files.list(dir)) {
       List<Path> profiles = files.filter(f -> f.getFileName().toString().matches("profile-.*\\.properties")).sorted().toList();
       if (!profiles.isEmpty()) {

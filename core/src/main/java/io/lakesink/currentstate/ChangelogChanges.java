@@ -1,14 +1,16 @@
 package io.lakesink.currentstate;
 
 import io.lakesink.changelog.ChangelogColumns;
+import io.lakesink.delta.DeltaTable;
+import io.lakesink.delta.PositionedRowReader;
+import io.lakesink.delta.TableFile;
 import io.lakesink.error.SourcePosition;
 import io.lakesink.event.ChangeEvent;
 import io.lakesink.event.Column;
 import io.lakesink.event.Operation;
 import io.lakesink.event.RowSchema;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * Changelog rows turned back into the change events they record, for the MERGE engine: the
@@ -16,46 +18,79 @@ import java.util.Map;
  * delete of a row without one), {@code __ts_ms} and the Kafka position as its rank. A row
  * without a Kafka position (a backfill's) gets the lowest one, so it ranks below every streamed
  * change of the same time, as its nulls rank in the view; the kept table stores it as null again.
+ *
+ * <p>A file's rows are streamed one Parquet batch at a time, each straight into its change and
+ * on to the caller ({@link #read(TableFile, Consumer)}): a follow holds what it keeps of the
+ * changes ({@link LatestChanges}), not the file's rows as maps, nor all its changes at once (a
+ * 200,000-row flush's rows as maps were as large again as its changes, at the heap's limit of a
+ * worker that buffers its next flush meanwhile).
  */
 final class ChangelogChanges {
   /** Stands for a null {@code __partition} / {@code __offset}: below every real value. */
   static final int NO_PARTITION = Integer.MIN_VALUE;
   static final long NO_OFFSET = Long.MIN_VALUE;
 
-  private ChangelogChanges() {}
+  private final String label;
+  private final PositionedRowReader reader;
+  private final RowSchema schema;
+  /** Where each source column, and each metadata column read, sits in a row read. */
+  private final int[] sourceSlots;
+  private final int op;
+  private final int deleted;
+  private final int tsMs;
+  private final int partition;
+  private final int offset;
 
   /**
    * @param label what positions name as their topic (in error messages)
-   * @param columns the changelog's columns
+   * @param columns the changelog's columns, at the version its files are read at
    */
-  static List<ChangeEvent> of(String label, List<Column> columns, List<Map<String, Object>> rows) {
+  ChangelogChanges(String label, DeltaTable changelog, List<Column> columns) {
+    this.label = label;
+    List<String> names = columns.stream().map(Column::name).toList();
     List<Column> source = columns.stream().filter(c -> !ChangelogColumns.NAMES.contains(c.name())).toList();
-    RowSchema schema = new RowSchema(source, true);
-    List<ChangeEvent> out = new ArrayList<>(rows.size());
-    for (Map<String, Object> row : rows) {
-      Object partition = row.get(ChangelogColumns.PARTITION);
-      Object offset = row.get(ChangelogColumns.OFFSET);
-      SourcePosition position = new SourcePosition(label,
-          partition == null ? NO_PARTITION : ((Number) partition).intValue(),
-          offset == null ? NO_OFFSET : ((Number) offset).longValue());
-      Object ts = row.get(ChangelogColumns.TS_MS);
-      Long tsMs = ts == null ? null : ((Number) ts).longValue();
-      Operation op = Operation.fromCode((String) row.get(ChangelogColumns.OP));
-      if (op == Operation.TRUNCATE) {
-        out.add(ChangeEvent.truncate(position, tsMs, 0));
-        continue;
-      }
-      if (Boolean.TRUE.equals(row.get(ChangelogColumns.DELETED))) {
-        op = Operation.DELETE; // the view filters on __deleted, whatever __op says
-      } else if (op == Operation.DELETE) {
-        op = Operation.UPDATE; // not deleted in the changelog: the view shows it
-      }
-      Object[] values = new Object[source.size()];
-      for (int i = 0; i < values.length; i++) {
-        values[i] = row.get(source.get(i).name());
-      }
-      out.add(new ChangeEvent(position, op, tsMs, schema, values, List.of(), 0));
+    this.schema = new RowSchema(source, true);
+    this.sourceSlots = source.stream().mapToInt(c -> names.indexOf(c.name())).toArray();
+    this.op = names.indexOf(ChangelogColumns.OP);
+    this.deleted = names.indexOf(ChangelogColumns.DELETED);
+    this.tsMs = names.indexOf(ChangelogColumns.TS_MS);
+    this.partition = names.indexOf(ChangelogColumns.PARTITION);
+    this.offset = names.indexOf(ChangelogColumns.OFFSET);
+    // Every column but the ingest date: a partition value, not in the files, and not needed.
+    List<String> read = names.stream().filter(n -> !ChangelogColumns.PARTITION_COLUMNS.contains(n)).toList();
+    this.reader = changelog.positionedReader(columns, read);
+  }
+
+  /** Hands each change of one changelog file to {@code sink}, in file order, as it is read. */
+  void read(TableFile file, Consumer<ChangeEvent> sink) {
+    reader.forEach(file, (row, position) -> sink.accept(change(row)));
+  }
+
+  private ChangeEvent change(Object[] row) {
+    Object p = at(row, partition);
+    Object o = at(row, offset);
+    SourcePosition position = new SourcePosition(label,
+        p == null ? NO_PARTITION : ((Number) p).intValue(),
+        o == null ? NO_OFFSET : ((Number) o).longValue());
+    Object ts = at(row, tsMs);
+    Long time = ts == null ? null : ((Number) ts).longValue();
+    Operation operation = Operation.fromCode((String) at(row, op));
+    if (operation == Operation.TRUNCATE) {
+      return ChangeEvent.truncate(position, time, 0);
     }
-    return out;
+    if (Boolean.TRUE.equals(at(row, deleted))) {
+      operation = Operation.DELETE; // the view filters on __deleted, whatever __op says
+    } else if (operation == Operation.DELETE) {
+      operation = Operation.UPDATE; // not deleted in the changelog: the view shows it
+    }
+    Object[] values = new Object[sourceSlots.length];
+    for (int i = 0; i < values.length; i++) {
+      values[i] = row[sourceSlots[i]];
+    }
+    return new ChangeEvent(position, operation, time, schema, values, List.of(), 0);
+  }
+
+  private static Object at(Object[] row, int slot) {
+    return slot < 0 ? null : row[slot];
   }
 }

@@ -15,7 +15,6 @@ import io.lakesink.view.ChangeOrder;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -84,6 +83,8 @@ public final class CurrentStateTable {
   private final DeltaTable changelog;
   private final DeltaTable target;
   private final ChangeApplication application;
+  /** The columns the table is kept on. */
+  private final List<String> key;
   private final Hook hook;
   private final Clock clock;
   /** The last version of the table this object committed, -1 before one (then the log is looked at). */
@@ -114,6 +115,7 @@ public final class CurrentStateTable {
     this.target = target;
     this.hook = hook;
     this.clock = clock;
+    this.key = List.copyOf(key);
     Map<String, String> properties = new HashMap<>();
     properties.put("delta.checkpointInterval", "10");
     // Deletion vectors: an update deletes the row it replaces by position instead of rewriting its file.
@@ -194,23 +196,24 @@ public final class CurrentStateTable {
     sawChangelog(latest);
     List<TableFile> files = changelog.files();
     List<TableFile> added = PartitionOrder.sorted(added(files, reflected, latest));
-    List<ChangeEvent> chunk = new ArrayList<>();
+    ChangelogChanges changes = new ChangelogChanges(name, changelog, changelog.columns().orElseThrow());
     // Longer than one commit: where a commit may end is read from the files' positions.
     PartitionOrder order = added.stream().mapToLong(TableFile::rows).sum() > maxRowsPerCommit
         ? PartitionOrder.read(changelog, changelog.columns().orElseThrow(), added) : new PartitionOrder();
     int i = 0;
     do {
-      chunk.clear();
+      LatestChanges chunk = new LatestChanges(key);
       // A commit ends at the row limit, once no file left may hold an earlier change of a partition it applied.
-      while (i < added.size() && (chunk.size() < maxRowsPerCommit || !order.mayEndBefore(added.subList(i, added.size())))) {
-        List<ChangeEvent> read = ChangelogChanges.of(name, changelog.columns().orElseThrow(), changelog.read(added.get(i++)));
-        order.applying(read);
-        chunk.addAll(read);
+      while (i < added.size() && (chunk.added() < maxRowsPerCommit || !order.mayEndBefore(added.subList(i, added.size())))) {
+        changes.read(added.get(i++), change -> {
+          order.applying(change);
+          chunk.add(change);
+        });
       }
       boolean last = i >= added.size();
       long from = reflected;
       long next = last ? latest : reflected; // a step of a long catch-up reflects no new version yet
-      ChangeApplication.Applied applied = application.apply(changelog, files, chunk, truncatedAt,
+      ChangeApplication.Applied applied = application.apply(changelog, files, chunk.changes(), truncatedAt,
           floor -> offsets(from, next, floor), () -> hook.at(name, Step.BEFORE_COMMIT));
       lastWritten = applied.version();
       commits++;

@@ -31,8 +31,8 @@ import java.util.Map;
  * rows) the statistics decide; a file without them may hold anything.
  */
 final class PartitionOrder {
-  /** The highest offset applied so far per partition, in this catch-up. */
-  private final Map<Integer, Long> highest = new HashMap<>();
+  /** The highest offset applied so far per partition, in this catch-up (a holder: no boxed offset per change). */
+  private final Map<Integer, long[]> highest = new HashMap<>();
   /** Each file's lowest offset per partition (path → partition → offset), for the files {@link #read}. */
   private final Map<String, Map<Integer, Long>> lowest;
 
@@ -75,11 +75,10 @@ final class PartitionOrder {
         Comparator.nullsFirst(Comparator.<Long>naturalOrder())).thenComparing(TableFile::path)).toList();
   }
 
-  /** Notes the changes about to be applied. */
-  void applying(List<ChangeEvent> changes) {
-    for (ChangeEvent e : changes) {
-      highest.merge(e.position().partition(), e.position().offset(), Math::max);
-    }
+  /** Notes a change about to be applied. */
+  void applying(ChangeEvent e) {
+    long[] h = highest.computeIfAbsent(e.position().partition(), p -> new long[] {Long.MIN_VALUE});
+    h[0] = Math.max(h[0], e.position().offset());
   }
 
   /** Whether a commit may end before {@code rest}: none of them may hold an earlier change of a partition applied. */
@@ -90,7 +89,7 @@ final class PartitionOrder {
   private boolean mayHoldEarlier(TableFile f) {
     Map<Integer, Long> read = lowest.get(f.path());
     if (read != null) {
-      return read.entrySet().stream().anyMatch(e -> highest.containsKey(e.getKey()) && e.getValue() <= highest.get(e.getKey()));
+      return read.entrySet().stream().anyMatch(e -> highest.containsKey(e.getKey()) && e.getValue() <= highest.get(e.getKey())[0]);
     }
     Long minPartition = number(f.min().get(ChangelogColumns.PARTITION));
     Long maxPartition = number(f.max().get(ChangelogColumns.PARTITION));
@@ -98,8 +97,8 @@ final class PartitionOrder {
     if (minPartition == null || maxPartition == null || minOffset == null) {
       return !highest.isEmpty(); // no statistics (or rows without a position): it may hold anything
     }
-    for (Map.Entry<Integer, Long> e : highest.entrySet()) {
-      if (e.getKey() >= minPartition && e.getKey() <= maxPartition && minOffset <= e.getValue()) {
+    for (Map.Entry<Integer, long[]> e : highest.entrySet()) {
+      if (e.getKey() >= minPartition && e.getKey() <= maxPartition && minOffset <= e.getValue()[0]) {
         return true;
       }
     }

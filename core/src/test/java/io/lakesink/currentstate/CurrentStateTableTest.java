@@ -163,6 +163,29 @@ class CurrentStateTableTest {
     assertEquals(6, t.commits(), "one commit per flush's file: " + t.commits());
   }
 
+  /**
+   * A catch-up reads the changelog's files with its latest columns: a file written before the
+   * changelog gained a column reads it as null (the view shows null there too), and the rows
+   * change into the same events whichever file they come from.
+   */
+  @Test
+  void aCatchUpReadsFilesFromBeforeAColumnWasAddedAsNull() {
+    ChangelogDelivery plain = new ChangelogDelivery(subscription(KEY), new DeltaTable(engine, storage.tableLocation("t_APPEND")),
+        context);
+    plain.accept(change(0, 0, Operation.CREATE, 10, 1, "a"));
+    plain.accept(change(0, 1, Operation.CREATE, 10, 2, "b"));
+    plain.flush();
+    plain.accept(event("t", 0, 2, Operation.UPDATE, 20L, row("id", 2L, "v", "b2", "note", "new column")));
+    plain.accept(event("t", 0, 3, Operation.CREATE, 20L, row("id", 3L, "v", "c", "note", "x")));
+    plain.flush();
+    CurrentStateTable t = follower();
+    assertTrue(t.follow());
+    Map<Long, String> notes = new TreeMap<>();
+    DeltaTableReader.readAll(new DeltaTable(engine, storage.tableLocation("t")))
+        .forEach(r -> notes.put((Long) r.get("id"), r.get("v") + "/" + r.get("note")));
+    assertEquals(Map.of(1L, "a/null", 2L, "b2/new column", 3L, "c/x"), notes);
+  }
+
   @Test
   void aCrashBetweenTheTwoCommitsIsCaughtUpAtStart() {
     ChangelogDelivery d = delivery();

@@ -1,0 +1,122 @@
+package io.lakesink.currentstate;
+
+import io.lakesink.event.ChangeEvent;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The changes of one commit of a kept table, reduced while the changelog's files are read to
+ * what the merge uses of them: per key and Kafka partition, the last change (highest offset),
+ * and of the earlier ones only the one with the highest source time, when it is above the last
+ * one's. The merge ranks a key's last change of a partition at the highest {@code __ts_ms} of its
+ * changes up to it there ({@link io.lakesink.view.RankTimes}) and keeps nothing else of them
+ * ({@code merge.MergeBatch}): those two changes give it the same last change at the same rank as
+ * all of them. A follow of 200,000 changes on 100,000 keys holds about 87,000 changes instead of
+ * 200,000 (they were most of the follow's heap, beside the changelog's next flush).
+ *
+ * <p>Truncates, changes without a Kafka position (a backfill's: they have no offsets to order
+ * them by) and changes with a null key column are all kept as they are. The changes come out in
+ * the order they were added (a subsequence of it), as the merge expects within a partition.
+ */
+final class LatestChanges {
+  private final List<String> key;
+  /** Per key values and partition: its last change and the earlier one of highest time, if any. */
+  private final Map<List<Object>, Latest> byKey = new HashMap<>();
+  /** The changes kept whatever follows them. */
+  private final List<Numbered> kept = new ArrayList<>();
+  private long added;
+
+  /** A change with the number of its addition, which orders the changes handed out. */
+  private record Numbered(long number, ChangeEvent change) {}
+
+  private static final class Latest {
+    Numbered last;
+    /** An earlier change whose time is above the last one's: what raises its rank. Null when none. */
+    Numbered highest;
+  }
+
+  /** @param key the key columns the table is kept on */
+  LatestChanges(List<String> key) {
+    this.key = List.copyOf(key);
+  }
+
+  /** Adds the changes read from one changelog file (any order across files). */
+  void addAll(List<ChangeEvent> changes) {
+    changes.forEach(this::add);
+  }
+
+  /** Adds the next change read (in file order within a file; files in any order). */
+  void add(ChangeEvent e) {
+    Numbered n = new Numbered(added++, e);
+    List<Object> at = keyAndPartition(e);
+    if (at == null) {
+      kept.add(n);
+      return;
+    }
+    Latest l = byKey.get(at);
+    if (l == null) {
+      l = new Latest();
+      l.last = n;
+      byKey.put(at, l);
+      return;
+    }
+    long offset = e.position().offset();
+    long lastOffset = l.last.change().position().offset();
+    if (offset == lastOffset) {
+      return; // the same change read twice (a file and the file an optimize packed it into): once is enough
+    }
+    // Whichever is earlier, only the highest time of the earlier ones may still matter.
+    Numbered earlier = offset > lastOffset ? l.last : n;
+    if (offset > lastOffset) {
+      l.last = n;
+    }
+    Numbered highest = l.highest == null || later(earlier, l.highest) ? earlier : l.highest;
+    l.highest = later(highest, l.last) ? highest : null;
+  }
+
+  /** Whether {@code a}'s source time is above {@code b}'s (an unknown time is below every known one). */
+  private static boolean later(Numbered a, Numbered b) {
+    Long x = a.change().tsMs();
+    Long y = b.change().tsMs();
+    return x != null && (y == null || x > y);
+  }
+
+  /** What a change is reduced by: its key's values and its partition; null when it is kept as it is. */
+  private List<Object> keyAndPartition(ChangeEvent e) {
+    if (e.isTruncate() || e.position().partition() == ChangelogChanges.NO_PARTITION
+        || e.position().offset() == ChangelogChanges.NO_OFFSET) {
+      return null;
+    }
+    Object[] values = new Object[key.size() + 1];
+    for (int i = 0; i < key.size(); i++) {
+      values[i] = e.value(key.get(i));
+      if (values[i] == null || values[i] instanceof byte[]) {
+        return null; // no key (the merge drops it), or one compared by identity: kept as it is
+      }
+    }
+    values[key.size()] = e.position().partition();
+    return Arrays.asList(values);
+  }
+
+  /** Changes added so far, before the reduction: what a commit's size is counted in. */
+  long added() {
+    return added;
+  }
+
+  /** The changes kept, in the order they were added. */
+  List<ChangeEvent> changes() {
+    List<Numbered> all = new ArrayList<>(kept);
+    byKey.values().forEach(l -> {
+      all.add(l.last);
+      if (l.highest != null) {
+        all.add(l.highest);
+      }
+    });
+    all.sort(Comparator.comparingLong(Numbered::number));
+    return all.stream().map(Numbered::change).toList();
+  }
+}
