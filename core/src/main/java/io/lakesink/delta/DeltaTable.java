@@ -362,7 +362,10 @@ public final class DeltaTable {
    */
   public PositionedRowReader positionedReader(List<io.lakesink.event.Column> layout, List<String> wanted) {
     List<io.lakesink.event.Column> tableColumns = DeltaTypes.fromStruct(snapshot().orElseThrow().getSchema());
-    return new PositionedRowReader(engine, location, tableColumns, layout, wanted);
+    // Under column mapping (another engine may have enabled it) a file names its columns by their
+    // physical names: only Kernel's reader maps them; the page reader would read every key as null.
+    boolean byPages = "none".equals(properties().getOrDefault("delta.columnMapping.mode", "none"));
+    return new PositionedRowReader(engine, location, tableColumns, layout, wanted, byPages);
   }
 
   /**

@@ -34,7 +34,7 @@ public final class PositionedRowReader {
   private final List<Column> read;
   private final int[] slots;
   private final StructType schema;
-  /** Whether every column read is an {@code int} or {@code bigint}: {@link IntegerColumns} can read them. */
+  /** Whether every column read is an {@code int} or {@code bigint}, by name in the files: {@link IntegerColumns} can read them. */
   private final boolean integersOnly;
   /** Hadoop's configuration for {@link IntegerColumns}, only read (by every lane): one copy per reader, not per file. */
   private final Configuration configuration;
@@ -44,7 +44,12 @@ public final class PositionedRowReader {
    * @param layout the caller's row layout (rows come back this wide)
    * @param wanted the columns to read, by name; those the table lacks read null
    */
-  PositionedRowReader(Engine engine, String location, List<Column> tableColumns, List<Column> layout, List<String> wanted) {
+  /**
+   * @param byPages whether integer columns may be read by pages ({@link IntegerColumns}): not
+   *     when the table maps its columns to physical names, which only Kernel's reader resolves
+   */
+  PositionedRowReader(Engine engine, String location, List<Column> tableColumns, List<Column> layout, List<String> wanted,
+      boolean byPages) {
     this.engine = engine;
     this.location = location;
     this.width = layout.size();
@@ -61,7 +66,7 @@ public final class PositionedRowReader {
     this.read = List.copyOf(read);
     this.slots = slots.stream().mapToInt(Integer::intValue).toArray();
     this.schema = DeltaTypes.toStruct(read);
-    this.integersOnly = read.stream().allMatch(
+    this.integersOnly = byPages && read.stream().allMatch(
         c -> c.type().kind() == io.lakesink.event.ColumnType.Kind.INT || c.type().kind() == io.lakesink.event.ColumnType.Kind.BIGINT);
     this.configuration = integersOnly ? ParsedOnceInputFile.parsedCopy() : null;
   }

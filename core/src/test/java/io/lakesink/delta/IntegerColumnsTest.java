@@ -94,6 +94,29 @@ class IntegerColumnsTest {
     assertEquals(2993, positions.size());
   }
 
+  /**
+   * A table with column mapping (another engine may turn it on): its files may name the columns
+   * by physical names, which the page reader does not resolve; Kernel reads such a table.
+   */
+  @Test
+  void aTableWithColumnMappingIsReadByKernel() {
+    LocalStorage storage = new LocalStorage(dir, "");
+    DeltaTable table = new DeltaTable(KernelEngine.create(storage), storage.tableLocation("mapped"));
+    List<Object[]> rows = new ArrayList<>();
+    for (long i = 0; i < 100; i++) {
+      rows.add(new Object[] {i, (int) i});
+    }
+    table.commit(table.prepareAppend(new AppendRequest(List.of(ID, P), List.of(), Map.of(), rows, CommitOffsets.NONE, Map.of())));
+    // Turned on afterwards, as Delta allows: the existing columns keep their names as physical names.
+    table.commitProperties(current -> Map.of("delta.columnMapping.mode", "name"));
+    assertEquals("name", table.properties().get("delta.columnMapping.mode"));
+    PositionedRowReader reader = table.positionedReader(List.of(ID, P), List.of("id", "p"));
+    List<Long> keys = new ArrayList<>();
+    reader.forEachLongKey(table.files().get(0), "id", (k, isNull) -> !isNull && k % 10 == 0, (row, position) -> keys.add((Long) row[0]));
+    assertEquals(List.of(0L, 10L, 20L, 30L, 40L, 50L, 60L, 70L, 80L, 90L), keys);
+    assertEquals(0, reader.filesReadByPages(), "read by Kernel, which maps the physical names");
+  }
+
   private static void deleteRows(DeltaTable table, List<Column> columns, Map<Integer, long[]> byFile) {
     List<TableFile> files = table.files().stream().sorted((a, b) -> Long.compare(b.rows() + b.deletedRows(), a.rows() + a.deletedRows())).toList();
     DeltaTable.PendingWrite out = table.begin(new AppendRequest(columns, List.of(), Map.of(), List.of(), CommitOffsets.NONE, Map.of()));
