@@ -674,6 +674,15 @@ public final class DeltaTable {
       addActions.forEachRemaining(adds::add);
     } catch (IOException e) {
       throw new UncheckedIOException("writing Parquet files under " + context.getTargetDirectory(), e);
+    } catch (IllegalArgumentException e) {
+      // Kernel resolves the table's physical column names (col-<uuid> under column mapping that
+      // another engine set up) against the rows lakesink hands it by name, and gives up.
+      String mapping = io.delta.kernel.internal.data.TransactionStateRow.getConfiguration(txnState)
+          .getOrDefault("delta.columnMapping.mode", "none");
+      if (!"none".equals(mapping)) {
+        throw Errors.columnMappingUnsupported(location, mapping, e);
+      }
+      throw e;
     }
     return adds;
   }

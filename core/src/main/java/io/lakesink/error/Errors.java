@@ -196,6 +196,24 @@ public final class Errors {
         cause);
   }
 
+  /**
+   * A table whose column mapping gives its columns physical names of their own (another engine
+   * created it so): lakesink hands Kernel rows by column name and cannot write it.
+   */
+  public static TableFailureException columnMappingUnsupported(String location, String mode, Throwable cause) {
+    return new TableFailureException(
+        "The Delta table at "
+            + location
+            + " uses column mapping (delta.columnMapping.mode = "
+            + mode
+            + ") with physical column names another engine chose; lakesink writes columns by their"
+            + " names and cannot write such a table. Point the subscription at a table of its own"
+            + " (its own `table` name or path), or rewrite this table without column mapping with"
+            + " the engine that created it, then release the quarantine.",
+        null,
+        cause);
+  }
+
   public static TableFailureException deltaLogVanished(String location, long lastVersion) {
     return new TableFailureException(
         "The Delta log at "

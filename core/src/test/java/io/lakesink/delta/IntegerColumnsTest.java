@@ -117,6 +117,24 @@ class IntegerColumnsTest {
     assertEquals(0, reader.filesReadByPages(), "read by Kernel, which maps the physical names");
   }
 
+  /**
+   * A table created with column mapping gets physical column names of its own (col-<uuid>, as
+   * delta-spark creates them): lakesink cannot write it, and says so, naming the setting and the
+   * way out, as a failure of that table (it is quarantined, nothing is written).
+   */
+  @Test
+  void aTableWhosePhysicalColumnNamesDifferIsRefusedWithAClearMessage() {
+    LocalStorage storage = new LocalStorage(dir, "");
+    DeltaTable table = new DeltaTable(KernelEngine.create(storage), storage.tableLocation("spark_made"));
+    List<Object[]> rows = List.<Object[]>of(new Object[] {1L, 1});
+    io.lakesink.error.TableFailureException e = org.junit.jupiter.api.Assertions.assertThrows(
+        io.lakesink.error.TableFailureException.class, () -> table.prepareAppend(new AppendRequest(List.of(ID, P), List.of(),
+            Map.of(), rows, CommitOffsets.NONE, Map.of("delta.columnMapping.mode", "name"))));
+    assertTrue(e.getMessage().contains("delta.columnMapping.mode = name") && e.getMessage().contains("table of its own"),
+        e.getMessage());
+    assertEquals(io.lakesink.error.ErrorKind.TABLE_FAILURE, CommitErrors.classify(e));
+  }
+
   private static void deleteRows(DeltaTable table, List<Column> columns, Map<Integer, long[]> byFile) {
     List<TableFile> files = table.files().stream().sorted((a, b) -> Long.compare(b.rows() + b.deletedRows(), a.rows() + a.deletedRows())).toList();
     DeltaTable.PendingWrite out = table.begin(new AppendRequest(columns, List.of(), Map.of(), List.of(), CommitOffsets.NONE, Map.of()));
