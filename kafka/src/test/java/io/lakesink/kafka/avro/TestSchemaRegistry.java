@@ -153,6 +153,10 @@ public final class TestSchemaRegistry implements AutoCloseable {
   private void handle(HttpExchange ex) throws IOException {
     try (ex) {
       String path = ex.getRequestURI().getPath();
+      // Whether this request fails is decided before it is counted: a test that ends an outage
+      // once it has counted N requests (up() when totalRequests() reaches N) must not have the
+      // N-th answered normally by a handler that read failWith after the up().
+      int failing = failWith;
       requests.computeIfAbsent(path, p -> new AtomicInteger()).incrementAndGet();
       total.incrementAndGet();
       CountDownLatch h = hang;
@@ -167,8 +171,8 @@ public final class TestSchemaRegistry implements AutoCloseable {
           return; // the client gave up long ago: close without an answer
         }
       }
-      if (failWith != 0) {
-        error(ex, failWith, failWith * 100 + 1, "Internal Server Error (told to fail)");
+      if (failing != 0) {
+        error(ex, failing, failing * 100 + 1, "Internal Server Error (told to fail)");
         return;
       }
       String auth = requiredAuthorization;
