@@ -143,6 +143,35 @@ final class IntegerColumns implements AutoCloseable {
     return cursors[c].value(row);
   }
 
+  /**
+   * Moves column {@code c} to the page holding {@code row} and decodes it, for a loop over a whole
+   * page ({@link #pageValues}, {@link #pageNulls}) rather than a call per row: the index of
+   * {@code row} in the page. Rows asked never go back. The column must be in the file.
+   */
+  int seek(int c, long row) throws IOException {
+    return cursors[c].at(row);
+  }
+
+  /** Whether the file holds column {@code c} (a column it lacks is null in every row). */
+  boolean holds(int c) {
+    return cursors[c] != null;
+  }
+
+  /** The rows of column {@code c}'s current page: indexes below this are its rows. */
+  int pageRows(int c) {
+    return cursors[c].count;
+  }
+
+  /** The current page's values by index (meaningless where null); valid until the next {@link #seek}. */
+  long[] pageValues(int c) {
+    return cursors[c].values;
+  }
+
+  /** The current page's nulls by index, or null when it holds none; valid until the next {@link #seek}. */
+  boolean[] pageNulls(int c) {
+    return cursors[c].hasNulls ? cursors[c].nulls : null;
+  }
+
   @Override
   public void close() throws IOException {
     reader.close();
@@ -161,6 +190,7 @@ final class IntegerColumns implements AutoCloseable {
     private boolean decoded;
     private long[] values = new long[0];
     private boolean[] nulls = new boolean[0];
+    private boolean hasNulls;
 
     Cursor(ColumnDescriptor descriptor, PageReader pages) throws IOException {
       this.descriptor = descriptor;
@@ -172,7 +202,7 @@ final class IntegerColumns implements AutoCloseable {
 
     boolean isNull(long row) throws IOException {
       int i = at(row); // first: it may decode a page into new arrays
-      return nulls[i];
+      return hasNulls && nulls[i];
     }
 
     long value(long row) throws IOException {
@@ -211,18 +241,26 @@ final class IntegerColumns implements AutoCloseable {
         // Repetition levels first (none for a flat column: the reader for level 0 reads nothing), then definition levels.
         ValuesReader repetition = v1.getRlEncoding().getValuesReader(descriptor, ValuesType.REPETITION_LEVEL);
         repetition.initFromPage(n, in);
-        ValuesReader definition = v1.getDlEncoding().getValuesReader(descriptor, ValuesType.DEFINITION_LEVEL);
-        definition.initFromPage(n, in);
-        int present = 0;
-        for (int i = 0; i < n; i++) {
-          nulls[i] = maxDefinition > 0 && definition.readInteger() < maxDefinition;
-          present += nulls[i] ? 0 : 1;
+        int present = n;
+        hasNulls = false;
+        if (maxDefinition > 0 && v1.getDlEncoding() == Encoding.RLE && allPresent(in, n, maxDefinition, true)) {
+          in.skipFully(BytesUtils.readIntLittleEndian(in)); // the levels, length first: all say "present"
+        } else {
+          ValuesReader definition = v1.getDlEncoding().getValuesReader(descriptor, ValuesType.DEFINITION_LEVEL);
+          definition.initFromPage(n, in);
+          present = 0;
+          for (int i = 0; i < n; i++) {
+            nulls[i] = maxDefinition > 0 && definition.readInteger() < maxDefinition;
+            present += nulls[i] ? 0 : 1;
+          }
+          hasNulls = present < n;
         }
         decodeValues(v1.getValueEncoding(), n, present, in);
       } else {
         DataPageV2 v2 = (DataPageV2) p;
         int present = n;
-        if (maxDefinition > 0) {
+        hasNulls = false;
+        if (maxDefinition > 0 && !allPresent(v2.getDefinitionLevels().toInputStream(), n, maxDefinition, false)) {
           RunLengthBitPackingHybridDecoder definition = new RunLengthBitPackingHybridDecoder(
               BytesUtils.getWidthFromMaxInt(maxDefinition), v2.getDefinitionLevels().toInputStream());
           present = 0;
@@ -230,8 +268,7 @@ final class IntegerColumns implements AutoCloseable {
             nulls[i] = definition.readInt() < maxDefinition;
             present += nulls[i] ? 0 : 1;
           }
-        } else {
-          java.util.Arrays.fill(nulls, 0, n, false);
+          hasNulls = present < n;
         }
         decodeValues(v2.getDataEncoding(), n, present, v2.getData().toInputStream());
       }
@@ -242,8 +279,12 @@ final class IntegerColumns implements AutoCloseable {
       if (encoding == Encoding.PLAIN) {
         // The common case, and lakesink's own files: little-endian values one after the other.
         ByteBuffer b = in.slice(present * (int32 ? 4 : 8)).order(ByteOrder.LITTLE_ENDIAN);
+        if (!hasNulls && !int32) {
+          b.asLongBuffer().get(values, 0, n); // one bulk copy
+          return;
+        }
         for (int i = 0; i < n; i++) {
-          if (!nulls[i]) {
+          if (!hasNulls || !nulls[i]) {
             values[i] = int32 ? b.getInt() : b.getLong();
           }
         }
@@ -254,9 +295,33 @@ final class IntegerColumns implements AutoCloseable {
           : encoding.getValuesReader(descriptor, ValuesType.VALUES);
       reader.initFromPage(present, in);
       for (int i = 0; i < n; i++) {
-        if (!nulls[i]) {
+        if (!hasNulls || !nulls[i]) {
           values[i] = int32 ? reader.readInteger() : reader.readLong();
         }
+      }
+    }
+
+    /**
+     * Whether a page's definition levels say every one of its {@code n} values is present: they
+     * start with one run-length-encoded run of {@code maxDefinition} covering the page (how
+     * parquet-mr writes a page without nulls). Then no level needs decoding one by one (through
+     * parquet-mr's decoder that was a tenth of a merge). Reads ahead and goes back: {@code in} is
+     * where it was.
+     *
+     * @param lengthFirst the levels are preceded by their length (data page v1)
+     */
+    private static boolean allPresent(ByteBufferInputStream in, int n, int maxDefinition, boolean lengthFirst) throws IOException {
+      in.mark(Integer.MAX_VALUE);
+      try {
+        if (lengthFirst) {
+          BytesUtils.readIntLittleEndian(in);
+        }
+        int header = BytesUtils.readUnsignedVarInt(in);
+        return (header & 1) == 0 // a run of one repeated value, not bit-packed values
+            && (header >>> 1) >= n
+            && BytesUtils.readIntLittleEndianPaddedOnBitWidth(in, BytesUtils.getWidthFromMaxInt(maxDefinition)) == maxDefinition;
+      } finally {
+        in.reset();
       }
     }
   }

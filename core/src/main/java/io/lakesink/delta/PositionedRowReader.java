@@ -150,21 +150,24 @@ public final class PositionedRowReader {
       long position = 0;
       int nextDeleted = 0; // the deleted positions are sorted: walked along the rows, not looked up
       while (columns.nextRowGroup()) {
-        for (long r = 0, rows = columns.rows(); r < rows; r++, position++) {
-          if (nextDeleted < deleted.length && deleted[nextDeleted] == position) {
-            nextDeleted++;
-            continue;
-          }
-          boolean isNull = columns.isNull(k, r);
-          if (wants.wants(isNull ? 0 : columns.value(k, r), isNull)) {
-            Object[] row = new Object[width];
-            for (int c = 0; c < read.size(); c++) {
-              if (!columns.isNull(c, r)) {
-                long v = columns.value(c, r);
-                row[slots[c]] = read.get(c).type().kind() == io.lakesink.event.ColumnType.Kind.INT ? (Object) (int) v : (Object) v;
-              }
+        long rows = columns.rows();
+        long r = 0;
+        while (r < rows) {
+          // A page of keys at a time, looped over in place: a call per row into the column reader
+          // cost as much as the test of the key.
+          int i = columns.holds(k) ? columns.seek(k, r) : 0;
+          int end = columns.holds(k) ? columns.pageRows(k) : (int) Math.min(Integer.MAX_VALUE, rows - r);
+          long[] keys = columns.holds(k) ? columns.pageValues(k) : null;
+          boolean[] nulls = columns.holds(k) ? columns.pageNulls(k) : null;
+          for (; i < end; i++, r++, position++) {
+            if (nextDeleted < deleted.length && deleted[nextDeleted] == position) {
+              nextDeleted++;
+              continue;
             }
-            sink.accept(row, position);
+            boolean isNull = keys == null || (nulls != null && nulls[i]);
+            if (wants.wants(isNull ? 0 : keys[i], isNull)) {
+              sink.accept(row(columns, r), position);
+            }
           }
         }
       }
@@ -172,6 +175,18 @@ public final class PositionedRowReader {
     } catch (IOException e) {
       throw new UncheckedIOException("reading " + file.path() + " of " + location, e);
     }
+  }
+
+  /** Row {@code r} of the row group, every column read, as a new array. */
+  private Object[] row(IntegerColumns columns, long r) throws IOException {
+    Object[] row = new Object[width];
+    for (int c = 0; c < read.size(); c++) {
+      if (!columns.isNull(c, r)) {
+        long v = columns.value(c, r);
+        row[slots[c]] = read.get(c).type().kind() == io.lakesink.event.ColumnType.Kind.INT ? (Object) (int) v : (Object) v;
+      }
+    }
+    return row;
   }
 
   /** Files {@link #forEachLongKey} read by pages ({@link IntegerColumns}) rather than with Kernel. */

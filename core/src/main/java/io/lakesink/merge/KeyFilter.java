@@ -7,6 +7,7 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -168,10 +169,12 @@ final class KeyFilter {
       out.writeUTF(String.join("\u0001", columns));
       out.writeInt(PROBES);
       out.writeInt(words.length);
-      for (long w : words) {
-        out.writeLong(w);
-      }
       out.flush();
+      // The bits in one bulk copy, big-endian as DataOutputStream writes a long: a filter is
+      // 20 bits a key, a long at a time through a stream was a visible part of a merge.
+      ByteBuffer bits = ByteBuffer.allocate(words.length * 8);
+      bits.asLongBuffer().put(words);
+      bytes.write(bits.array());
       CRC32 crc = new CRC32();
       crc.update(bytes.toByteArray());
       out.writeInt((int) crc.getValue());
@@ -207,9 +210,8 @@ final class KeyFilter {
         return Optional.empty();
       }
       long[] words = new long[n];
-      for (int i = 0; i < n; i++) {
-        words[i] = in.readLong();
-      }
+      // What remains is the bits, big-endian: one bulk copy, not a stream read per long.
+      ByteBuffer.wrap(bytes, bytes.length - 4 - n * 8, n * 8).asLongBuffer().get(words);
       return Optional.of(new KeyFilter(words));
     } catch (IOException e) {
       return Optional.empty();

@@ -301,12 +301,13 @@ final class TableMerge {
       // tested without a row or a key object.
       LongKeySet longKeys = ranks.cuts() ? null : batch.longKeys();
       if (longKeys != null) {
+        LongKeySet.Walk keysOfFile = longKeys.walk();
         reader.forEachLongKey(file, batch.keyColumns().get(0).names().get(0), (key, isNull) -> {
           if (building != null && !isNull) {
             building.addLong(key);
           }
           f.liveRows++;
-          return !isNull && longKeys.contains(key);
+          return !isNull && keysOfFile.contains(key);
         }, sink);
       } else {
         List<String> first = ranks.cuts() ? List.of() : batch.keyColumnNames();

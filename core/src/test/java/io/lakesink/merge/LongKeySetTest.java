@@ -33,4 +33,51 @@ class LongKeySetTest {
     }
     assertEquals(false, new LongKeySet(List.of(1L)).contains(Long.MIN_VALUE));
   }
+
+  /**
+   * A walk answers as the set does for any file: keys ascending (with repeats, runs of gaps, and
+   * ranges wider or narrower than the batch's), keys in no order, and a file ascending for a while
+   * and then not.
+   */
+  @Test
+  void aWalkAnswersAsTheSetDoesInAnyOrder() {
+    SplittableRandom random = new SplittableRandom(11);
+    for (int size : new int[] {0, 1, 7, 300, 20_000}) {
+      Set<Long> keys = new HashSet<>();
+      while (keys.size() < size) {
+        keys.add(random.nextLong(-3L * size - 3, 3L * size + 3));
+      }
+      if (size == 300) {
+        keys.add(Long.MIN_VALUE);
+        keys.add(Long.MAX_VALUE);
+      }
+      LongKeySet set = new LongKeySet(keys);
+      for (int file = 0; file < 40; file++) {
+        int rows = 1 + random.nextInt(5_000);
+        long[] fileKeys = new long[rows];
+        long k = random.nextLong(-4L * size - 10, 4L * size + 10);
+        for (int r = 0; r < rows; r++) {
+          k += random.nextInt(4) == 0 ? 0 : random.nextInt(1 + random.nextInt(50)); // repeats and gaps
+          fileKeys[r] = k;
+        }
+        if (file % 4 == 1) {
+          fileKeys[0] = Long.MIN_VALUE;
+          fileKeys[rows - 1] = Long.MAX_VALUE;
+        } else if (file % 4 == 2) {
+          for (int r = 0; r < rows; r++) { // no order at all
+            fileKeys[r] = random.nextLong(-4L * size - 10, 4L * size + 10);
+          }
+        } else if (file % 4 == 3 && rows > 2) {
+          int from = random.nextInt(rows); // ascending, then a key lower than the last, then anything
+          for (int r = from; r < rows; r++) {
+            fileKeys[r] = random.nextLong(-4L * size - 10, 4L * size + 10);
+          }
+        }
+        LongKeySet.Walk walk = set.walk();
+        for (long key : fileKeys) {
+          assertEquals(keys.contains(key), walk.contains(key), "size " + size + ", file " + file + ", key " + key);
+        }
+      }
+    }
+  }
 }
