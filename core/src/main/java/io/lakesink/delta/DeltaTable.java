@@ -78,6 +78,8 @@ public final class DeltaTable {
   private CommitStats lastCommitStats;
   private CommitStats pendingStats;
   private CommitGuard guard = CommitGuard.NONE;
+  /** Footers of the files merges read, kept between merges (files never change). */
+  private final ParquetFooters footers = new ParquetFooters(ParquetFooters.MAX_FOOTERS);
 
   public DeltaTable(Engine engine, String location) {
     this.engine = engine;
@@ -365,7 +367,7 @@ public final class DeltaTable {
     // Under column mapping (another engine may have enabled it) a file names its columns by their
     // physical names: only Kernel's reader maps them; the page reader would read every key as null.
     boolean byPages = "none".equals(properties().getOrDefault("delta.columnMapping.mode", "none"));
-    return new PositionedRowReader(engine, location, tableColumns, layout, wanted, byPages);
+    return new PositionedRowReader(engine, location, tableColumns, layout, wanted, byPages, footers);
   }
 
   /**

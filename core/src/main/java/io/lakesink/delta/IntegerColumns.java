@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.parquet.HadoopReadOptions;
+import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.bytes.ByteBufferInputStream;
 import org.apache.parquet.bytes.BytesUtils;
 import org.apache.parquet.column.ColumnDescriptor;
@@ -24,6 +25,7 @@ import org.apache.parquet.column.page.PageReader;
 import org.apache.parquet.column.values.ValuesReader;
 import org.apache.parquet.column.values.rle.RunLengthBitPackingHybridDecoder;
 import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.io.InputFile;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
@@ -64,7 +66,25 @@ final class IntegerColumns implements AutoCloseable {
    * @param configuration Hadoop's, parsed already: only read (codec settings)
    */
   static IntegerColumns open(InputFile file, Configuration configuration, List<Column> columns) throws IOException {
-    ParquetFileReader reader = new ParquetFileReader(file, HadoopReadOptions.builder(configuration).build());
+    return open(file, HadoopReadOptions.builder(configuration).build(), columns, null, null);
+  }
+
+  /**
+   * @param footers footers read before, found under {@code footerKey} ({@link ParquetFooters#key}),
+   *     where this file's is kept once read; null to read it from the file
+   */
+  static IntegerColumns open(InputFile file, ParquetReadOptions options, List<Column> columns, ParquetFooters footers, String footerKey)
+      throws IOException {
+    ParquetMetadata known = footers == null ? null : footers.get(footerKey);
+    ParquetFileReader reader;
+    if (known != null) {
+      reader = new ParquetFileReader(file, known, options, file.newStream());
+    } else {
+      reader = new ParquetFileReader(file, options);
+      if (footers != null) {
+        footers.put(footerKey, reader.getFooter());
+      }
+    }
     try {
       MessageType schema = reader.getFooter().getFileMetaData().getSchema();
       ColumnDescriptor[] descriptors = new ColumnDescriptor[columns.size()];

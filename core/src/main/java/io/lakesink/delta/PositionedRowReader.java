@@ -17,7 +17,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.hadoop.conf.Configuration;
+import org.apache.parquet.HadoopReadOptions;
+import org.apache.parquet.ParquetReadOptions;
 
 /**
  * Reads a few columns of a file with each live row's position in the file: what a merge with
@@ -36,8 +37,10 @@ public final class PositionedRowReader {
   private final StructType schema;
   /** Whether every column read is an {@code int} or {@code bigint}, by name in the files: {@link IntegerColumns} can read them. */
   private final boolean integersOnly;
-  /** Hadoop's configuration for {@link IntegerColumns}, only read (by every lane): one copy per reader, not per file. */
-  private final Configuration configuration;
+  /** Parquet's read options for {@link IntegerColumns} (from Hadoop's configuration, parsed once), only read by every lane. */
+  private final ParquetReadOptions options;
+  /** The table's footers, kept between merges. */
+  private final ParquetFooters footers;
   private final AtomicInteger filesReadByPages = new AtomicInteger();
 
   /**
@@ -47,9 +50,10 @@ public final class PositionedRowReader {
   /**
    * @param byPages whether integer columns may be read by pages ({@link IntegerColumns}): not
    *     when the table maps its columns to physical names, which only Kernel's reader resolves
+   * @param footers the table's Parquet footers read before, for {@link IntegerColumns}
    */
   PositionedRowReader(Engine engine, String location, List<Column> tableColumns, List<Column> layout, List<String> wanted,
-      boolean byPages) {
+      boolean byPages, ParquetFooters footers) {
     this.engine = engine;
     this.location = location;
     this.width = layout.size();
@@ -68,7 +72,8 @@ public final class PositionedRowReader {
     this.schema = DeltaTypes.toStruct(read);
     this.integersOnly = byPages && read.stream().allMatch(
         c -> c.type().kind() == io.lakesink.event.ColumnType.Kind.INT || c.type().kind() == io.lakesink.event.ColumnType.Kind.BIGINT);
-    this.configuration = integersOnly ? ParsedOnceInputFile.parsedCopy() : null;
+    this.options = integersOnly ? HadoopReadOptions.builder(ParsedOnceInputFile.parsedCopy()).build() : null;
+    this.footers = footers;
   }
 
   private static int indexOf(List<Column> layout, String name) {
@@ -142,7 +147,8 @@ public final class PositionedRowReader {
     FileStatus status = InternalScanFileUtils.getAddFileStatus(file.scanRow);
     long[] deleted = DeletionVectorFile.deletedPositions(engine, location, file);
     try (IntegerColumns columns = IntegerColumns.open(
-        new ParquetInput(storage.fileIO().newInputFile(status.getPath(), status.getSize())), configuration, read)) {
+        new ParquetInput(storage.fileIO().newInputFile(status.getPath(), status.getSize())), options, read, footers,
+        ParquetFooters.key(status.getPath(), status.getSize(), status.getModificationTime()))) {
       if (columns == null) {
         return false;
       }

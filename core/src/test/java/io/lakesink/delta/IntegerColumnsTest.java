@@ -219,4 +219,41 @@ class IntegerColumnsTest {
     }
     assertNull(IntegerColumns.open(new LocalInputFile(file), new Configuration(), List.of(ID)), "a string where a bigint is read: Kernel reads it");
   }
+
+  /**
+   * A footer kept from an earlier read serves the next read of the same file (same path, size and
+   * time) with the same values; a file written again under the same name, another size, is read
+   * afresh; a full cache stays at its capacity.
+   */
+  @Test
+  void footersKeptBetweenReadsGiveTheSameRows() throws Exception {
+    MessageType schema = MessageTypeParser.parseMessageType("message m { required int64 id; }");
+    Path file = dir.resolve("f.parquet");
+    ParquetFooters footers = new ParquetFooters(2);
+    org.apache.parquet.ParquetReadOptions options = org.apache.parquet.HadoopReadOptions.builder(new Configuration()).build();
+    for (int version = 1; version <= 2; version++) {
+      java.nio.file.Files.deleteIfExists(file);
+      try (ParquetWriter<Group> writer = ExampleParquetWriter.builder(new LocalOutputFile(file)).withType(schema).withConf(new Configuration()).build()) {
+        for (int i = 0; i < 100 * version; i++) {
+          writer.write(new SimpleGroupFactory(schema).newGroup().append("id", (long) i * version));
+        }
+      }
+      String key = ParquetFooters.key(file.toString(), java.nio.file.Files.size(file), 0);
+      for (int read = 0; read < 2; read++) {
+        try (IntegerColumns columns = IntegerColumns.open(new LocalInputFile(file), options, List.of(ID), footers, key)) {
+          assertNotNull(columns);
+          long r = 0;
+          while (columns.nextRowGroup()) {
+            for (long i = 0; i < columns.rows(); i++, r++) {
+              assertEquals(r * version, columns.value(0, i));
+            }
+          }
+          assertEquals(100L * version, r);
+        }
+        assertEquals(version, footers.size(), "one footer per version of the file, kept after its first read");
+      }
+    }
+    footers.put("another", footers.get(ParquetFooters.key(file.toString(), java.nio.file.Files.size(file), 0)));
+    assertEquals(2, footers.size(), "at capacity: one was evicted for it");
+  }
 }
