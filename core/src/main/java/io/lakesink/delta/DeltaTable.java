@@ -79,7 +79,7 @@ public final class DeltaTable {
   private CommitStats pendingStats;
   private CommitGuard guard = CommitGuard.NONE;
   /** Footers of the files merges read, kept between merges (files never change). */
-  private final ParquetFooters footers = new ParquetFooters(ParquetFooters.MAX_FOOTERS);
+  private final ParquetFooters footers = new ParquetFooters(ParquetFooters.MAX_BYTES);
 
   public DeltaTable(Engine engine, String location) {
     this.engine = engine;

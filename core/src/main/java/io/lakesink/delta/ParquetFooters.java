@@ -5,6 +5,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import org.apache.parquet.column.statistics.Statistics;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 
 /**
@@ -14,20 +17,45 @@ import org.apache.parquet.hadoop.metadata.ParquetMetadata;
  * file's path, size and modification time, so a file written again under the same name (by hand,
  * or a restore) is read afresh.
  *
- * <p>At most {@link #MAX_FOOTERS} footers (a few KB each). A full cache evicts one at random, not
- * the least recently used: a merge reads the files in the same order every time, and with more
- * files than the cache holds, least-recently-used eviction would evict each footer just before it
- * is asked for again. Thread-safe: a merge's lanes share it.
+ * <p>At most {@link #MAX_BYTES} of footers, as {@link #weight} estimates them: a footer grows with
+ * the file's columns, row groups and the statistics' values (a wide table's long strings), so it
+ * is counted, not assumed small; one above a sixteenth of that is not kept. A full cache evicts
+ * at random, not the least recently used: a merge reads the files in the same order every time,
+ * and with more files than the cache holds, least-recently-used eviction would evict each footer
+ * just before it is asked for again. Thread-safe: a merge's lanes share it.
  */
 final class ParquetFooters {
-  static final int MAX_FOOTERS = 2048;
+  /** A table's footers in memory: 218 footers of the benchmark's 12-column files weigh about 1 MB. */
+  static final long MAX_BYTES = 16L << 20;
 
-  private final int capacity;
+  private final long capacity;
   private final Map<String, ParquetMetadata> footers = new HashMap<>();
+  private final Map<String, Long> weights = new HashMap<>();
   private final List<String> keys = new ArrayList<>();
+  private long bytes;
 
-  ParquetFooters(int capacity) {
+  /** @param capacity bytes of footers kept, as {@link #weight} estimates them */
+  ParquetFooters(long capacity) {
     this.capacity = capacity;
+  }
+
+  /**
+   * About what a parsed footer holds on the heap: a few hundred bytes per column chunk and per
+   * field of the schema, and the statistics' minimum and maximum values.
+   */
+  static long weight(ParquetMetadata footer) {
+    long w = 512 + 128L * footer.getFileMetaData().getSchema().getFieldCount();
+    for (BlockMetaData block : footer.getBlocks()) {
+      w += 256;
+      for (ColumnChunkMetaData column : block.getColumns()) {
+        w += 512;
+        Statistics<?> stats = column.getStatistics();
+        if (stats != null && stats.hasNonNullValue()) {
+          w += stats.getMinBytes().length + stats.getMaxBytes().length;
+        }
+      }
+    }
+    return w;
   }
 
   static String key(String path, long size, long modificationTime) {
@@ -38,21 +66,32 @@ final class ParquetFooters {
     return footers.get(key);
   }
 
-  synchronized void put(String key, ParquetMetadata footer) {
-    if (capacity <= 0 || footers.containsKey(key)) {
-      return;
+  void put(String key, ParquetMetadata footer) {
+    long w = weight(footer); // outside the lock: lanes put footers at once
+    synchronized (this) {
+      if (w > capacity / 16 || footers.containsKey(key)) {
+        return;
+      }
+      while (bytes + w > capacity && !keys.isEmpty()) {
+        int victim = ThreadLocalRandom.current().nextInt(keys.size());
+        String evicted = keys.get(victim);
+        footers.remove(evicted);
+        bytes -= weights.remove(evicted);
+        keys.set(victim, keys.get(keys.size() - 1));
+        keys.remove(keys.size() - 1);
+      }
+      footers.put(key, footer);
+      weights.put(key, w);
+      keys.add(key);
+      bytes += w;
     }
-    if (footers.size() >= capacity) {
-      int victim = ThreadLocalRandom.current().nextInt(keys.size());
-      footers.remove(keys.get(victim));
-      keys.set(victim, keys.get(keys.size() - 1));
-      keys.remove(keys.size() - 1);
-    }
-    footers.put(key, footer);
-    keys.add(key);
   }
 
   synchronized int size() {
     return footers.size();
+  }
+
+  synchronized long bytes() {
+    return bytes;
   }
 }

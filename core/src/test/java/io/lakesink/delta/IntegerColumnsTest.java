@@ -229,7 +229,7 @@ class IntegerColumnsTest {
   void footersKeptBetweenReadsGiveTheSameRows() throws Exception {
     MessageType schema = MessageTypeParser.parseMessageType("message m { required int64 id; }");
     Path file = dir.resolve("f.parquet");
-    ParquetFooters footers = new ParquetFooters(2);
+    ParquetFooters footers = new ParquetFooters(1 << 20);
     org.apache.parquet.ParquetReadOptions options = org.apache.parquet.HadoopReadOptions.builder(new Configuration()).build();
     for (int version = 1; version <= 2; version++) {
       java.nio.file.Files.deleteIfExists(file);
@@ -253,7 +253,18 @@ class IntegerColumnsTest {
         assertEquals(version, footers.size(), "one footer per version of the file, kept after its first read");
       }
     }
-    footers.put("another", footers.get(ParquetFooters.key(file.toString(), java.nio.file.Files.size(file), 0)));
-    assertEquals(2, footers.size(), "at capacity: one was evicted for it");
+    // Bounded by their weight: a cache for two footers of this file keeps two, whatever is put.
+    org.apache.parquet.hadoop.metadata.ParquetMetadata footer = footers.get(ParquetFooters.key(file.toString(), java.nio.file.Files.size(file), 0));
+    long weight = ParquetFooters.weight(footer);
+    assertTrue(weight > 0);
+    ParquetFooters small = new ParquetFooters(Math.max(2 * weight, 16 * weight));
+    for (int i = 0; i < 100; i++) {
+      small.put("f" + i, footer);
+      assertTrue(small.bytes() <= Math.max(2 * weight, 16 * weight));
+    }
+    assertEquals(16, small.size(), "full: one evicted for each one put");
+    ParquetFooters tiny = new ParquetFooters(weight);
+    tiny.put("big", footer);
+    assertEquals(0, tiny.size(), "a footer above a sixteenth of the cache is not kept");
   }
 }
