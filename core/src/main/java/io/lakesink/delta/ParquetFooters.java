@@ -25,8 +25,11 @@ import org.apache.parquet.hadoop.metadata.ParquetMetadata;
  * just before it is asked for again. Thread-safe: a merge's lanes share it.
  */
 final class ParquetFooters {
-  /** A table's footers in memory: 218 footers of the benchmark's 12-column files weigh about 1 MB. */
-  static final long MAX_BYTES = 16L << 20;
+  /**
+   * A table's footers in memory, as much as its key filters ({@code merge.KeyFilters}): 218
+   * footers of the benchmark's 12-column files weigh about 1 MB.
+   */
+  static final long MAX_BYTES = 8L << 20;
 
   private final long capacity;
   private final Map<String, ParquetMetadata> footers = new HashMap<>();
