@@ -27,7 +27,7 @@ import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 final class ParquetFooters {
   /**
    * A table's footers in memory, as much as its key filters ({@code merge.KeyFilters}): 218
-   * footers of the benchmark's 12-column files weigh about 1 MB.
+   * footers of the benchmark's 12-column files weigh about 2 MB (estimated).
    */
   static final long MAX_BYTES = 8L << 20;
 
