@@ -25,10 +25,17 @@ import java.util.Map;
 final class LatestChanges {
   private final List<String> key;
   /** Per key values and partition: its last change and the earlier one of highest time, if any. */
-  private final Map<List<Object>, Latest> byKey = new HashMap<>();
+  private final Map<KeyAt, Latest> byKey = new HashMap<>();
   /** The changes kept whatever follows them. */
   private final List<Numbered> kept = new ArrayList<>();
   private long added;
+
+  /**
+   * A key's values (the value itself for a one-column key, the usual case; else a list of them)
+   * and a partition: one per change looked up, so no list or array of its own for a one-column
+   * key, and equality without an iterator (a list's costs one per comparison).
+   */
+  private record KeyAt(Object key, int partition) {}
 
   /** A change with the number of its addition, which orders the changes handed out. */
   private record Numbered(long number, ChangeEvent change) {}
@@ -52,7 +59,7 @@ final class LatestChanges {
   /** Adds the next change read (in file order within a file; files in any order). */
   void add(ChangeEvent e) {
     Numbered n = new Numbered(added++, e);
-    List<Object> at = keyAndPartition(e);
+    KeyAt at = keyAndPartition(e);
     if (at == null) {
       kept.add(n);
       return;
@@ -86,20 +93,28 @@ final class LatestChanges {
   }
 
   /** What a change is reduced by: its key's values and its partition; null when it is kept as it is. */
-  private List<Object> keyAndPartition(ChangeEvent e) {
+  private KeyAt keyAndPartition(ChangeEvent e) {
     if (e.isTruncate() || e.position().partition() == ChangelogChanges.NO_PARTITION
         || e.position().offset() == ChangelogChanges.NO_OFFSET) {
       return null;
     }
-    Object[] values = new Object[key.size() + 1];
+    if (key.size() == 1) {
+      Object value = e.value(key.get(0));
+      return reduces(value) ? new KeyAt(value, e.position().partition()) : null;
+    }
+    Object[] values = new Object[key.size()];
     for (int i = 0; i < key.size(); i++) {
       values[i] = e.value(key.get(i));
-      if (values[i] == null || values[i] instanceof byte[]) {
-        return null; // no key (the merge drops it), or one compared by identity: kept as it is
+      if (!reduces(values[i])) {
+        return null;
       }
     }
-    values[key.size()] = e.position().partition();
-    return Arrays.asList(values);
+    return new KeyAt(Arrays.asList(values), e.position().partition());
+  }
+
+  /** Whether a key value reduces changes: not without one (the merge drops it), nor one compared by identity. */
+  private static boolean reduces(Object value) {
+    return value != null && !(value instanceof byte[]);
   }
 
   /** Changes added so far, before the reduction: what a commit's size is counted in. */
