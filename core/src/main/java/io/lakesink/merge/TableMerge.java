@@ -109,6 +109,8 @@ final class TableMerge {
     // Each change is written once, however many stored rows it replaced (a key held twice, or
     // key columns that changed): copy-on-write, into the rewrite of the first file that claims it.
     Set<MergeBatch.Change> claimed = Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
+    // Made here, before the lanes start, and only read by them.
+    MergeBatch.StringKeys stringKeys = cut == null ? batch.stringKeys() : null;
     List<FileDeletes> scanned = ParallelFiles.map(candidates, LANES, file -> {
       KeyFilter building = null;
       if (filtered != null) {
@@ -120,7 +122,7 @@ final class TableMerge {
         building = filter.isEmpty() && file.rows() >= 0 ? KeyFilter.forKeys(physicalRows) : null;
       }
       KeyFilter built = building;
-      FileDeletes f = FileDeletes.of(file, reader, batch, ranks, built, filtered);
+      FileDeletes f = FileDeletes.of(file, reader, batch, stringKeys, ranks, built, filtered);
       if (built != null) {
         filters.save(file, filtered.names(), built);
       }
@@ -258,11 +260,12 @@ final class TableMerge {
     }
 
     /**
+     * @param stringKeys the batch's keys when they are one string column (tested without a key object), or null
      * @param building a key filter to fill with every live row's key, or null
      * @param filtered the key columns {@code building} is for
      */
-    static FileDeletes of(
-        TableFile file, PositionedRowReader reader, MergeBatch batch, Ranks ranks, KeyFilter building, KeyColumns filtered) {
+    static FileDeletes of(TableFile file, PositionedRowReader reader, MergeBatch batch, MergeBatch.StringKeys stringKeys,
+        Ranks ranks, KeyFilter building, KeyColumns filtered) {
       FileDeletes f = new FileDeletes(file);
       long[][] positions = {new long[16]};
       int[] n = {0};
@@ -318,7 +321,7 @@ final class TableMerge {
             }
           }
           f.liveRows++;
-          return ranks.cuts() || batch.holdsKeyOf(probe);
+          return ranks.cuts() || (stringKeys != null ? stringKeys.heldBy(probe) : batch.holdsKeyOf(probe));
         }, sink);
       }
       f.positions = Arrays.copyOf(positions[0], n[0]);
