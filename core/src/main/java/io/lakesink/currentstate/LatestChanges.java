@@ -1,6 +1,7 @@
 package io.lakesink.currentstate;
 
 import io.lakesink.event.ChangeEvent;
+import io.lakesink.event.RowSchema;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -29,6 +30,9 @@ final class LatestChanges {
   /** The changes kept whatever follows them. */
   private final List<Numbered> kept = new ArrayList<>();
   private long added;
+  /** The schema {@link #keySlots} were found in, and where the key columns are in it. */
+  private RowSchema slotsOf;
+  private int[] keySlots;
 
   /**
    * A key's values (the value itself for a one-column key, the usual case; else a list of them)
@@ -98,18 +102,35 @@ final class LatestChanges {
         || e.position().offset() == ChangelogChanges.NO_OFFSET) {
       return null;
     }
-    if (key.size() == 1) {
-      Object value = e.value(key.get(0));
+    int[] slots = keySlots(e.schema());
+    if (slots.length == 1) {
+      Object value = slots[0] < 0 ? null : e.values()[slots[0]];
       return reduces(value) ? new KeyAt(value, e.position().partition()) : null;
     }
-    Object[] values = new Object[key.size()];
-    for (int i = 0; i < key.size(); i++) {
-      values[i] = e.value(key.get(i));
+    Object[] values = new Object[slots.length];
+    for (int i = 0; i < slots.length; i++) {
+      values[i] = slots[i] < 0 ? null : e.values()[slots[i]];
       if (!reduces(values[i])) {
         return null;
       }
     }
     return new KeyAt(Arrays.asList(values), e.position().partition());
+  }
+
+  /**
+   * Where the key columns are in a change of this schema (-1: not there). A follow's changes share
+   * one schema: found once, not by name for every change.
+   */
+  private int[] keySlots(RowSchema schema) {
+    if (schema != slotsOf) {
+      int[] slots = new int[key.size()];
+      for (int i = 0; i < slots.length; i++) {
+        slots[i] = schema.indexOf(key.get(i));
+      }
+      keySlots = slots;
+      slotsOf = schema;
+    }
+    return keySlots;
   }
 
   /** Whether a key value reduces changes: not without one (the merge drops it), nor one compared by identity. */
