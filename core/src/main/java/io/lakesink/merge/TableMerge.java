@@ -12,7 +12,6 @@ import io.lakesink.view.ChangeOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -94,7 +93,7 @@ final class TableMerge {
       PositionedRowReader reader, PendingWrite out, List<TableFile> files, RowLayout layout, MergeBatch batch,
       DeleteHistory deleted, boolean vectors, ChangeOrder cut, KeyFilters filters, TableKeys known) {
     TableMerge m = new TableMerge();
-    Comparator<Object[]> order = order(batch);
+    KeyOrder order = order(batch);
     Ranks ranks = new Ranks(layout, cut);
     // Only the keys the table may hold are looked for: the others are inserted whatever the files say.
     Map<List<Column>, List<List<Object>>> searched = keysByColumns(layout, batch, cut == null ? known : null);
@@ -133,7 +132,7 @@ final class TableMerge {
         // held, so the file keeps its key range and later merges still skip it.
         List<Object[]> changedHere = new ArrayList<>();
         f.upserts.stream().filter(claimed::add).forEach(c -> changedHere.add(c.row()));
-        changedHere.sort(order);
+        order.sort(changedHere);
         out.rewrite(file, f.positions, changedHere);
       }
       return f;
@@ -205,16 +204,16 @@ final class TableMerge {
     return List.copyOf(names);
   }
 
-  /** Rows sorted by the batch's first key; a batch without one (a truncate alone) has nothing to sort. */
-  private static Comparator<Object[]> order(MergeBatch batch) {
-    return batch.keyColumns().isEmpty() ? (a, b) -> 0 : new KeyOrder(batch.keyColumns().get(0));
+  /** Rows sorted by the batch's first key; a batch without one (a truncate alone) has nothing to sort: no slots, all equal. */
+  private static KeyOrder order(MergeBatch batch) {
+    return batch.keyColumns().isEmpty() ? new KeyOrder(new int[0]) : new KeyOrder(batch.keyColumns().get(0));
   }
 
   /**
    * Adds the changes of keys the table does not hold (any more), then sorts the rows to write by
    * key. Only those that would insert a row are looked up in the delete history, all at once.
    */
-  private void insertMissing(MergeBatch batch, Set<RowKey> found, DeleteHistory deleted, Comparator<Object[]> order, Ranks ranks) {
+  private void insertMissing(MergeBatch batch, Set<RowKey> found, DeleteHistory deleted, KeyOrder order, Ranks ranks) {
     // With no delete known (a snapshot load) there is nothing to look up, and inserted keys are
     // only remembered to forget their deletes: either set would be garbage the size of the batch.
     boolean none = deleted.knowsNone();
@@ -235,7 +234,7 @@ final class TableMerge {
         applied(List.of(key), win, rows, deletes, inserted, ranks);
       }
     });
-    rows.sort(order);
+    order.sort(rows);
   }
 
   /** One file's rows a batch replaces or deletes, by position. */
