@@ -9,7 +9,9 @@ import io.lakesink.event.ChangeEvent;
 import io.lakesink.event.Column;
 import io.lakesink.event.Operation;
 import io.lakesink.event.RowSchema;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 
 /**
@@ -40,6 +42,8 @@ final class ChangelogChanges {
   private final int tsMs;
   private final int partition;
   private final int offset;
+  /** Per source column: its repeated strings, shared by the changes a follow holds. */
+  private final SharedStrings[] shared;
 
   /**
    * @param label what positions name as their topic (in error messages)
@@ -56,6 +60,10 @@ final class ChangelogChanges {
     this.tsMs = names.indexOf(ChangelogColumns.TS_MS);
     this.partition = names.indexOf(ChangelogColumns.PARTITION);
     this.offset = names.indexOf(ChangelogColumns.OFFSET);
+    this.shared = new SharedStrings[sourceSlots.length];
+    for (int i = 0; i < shared.length; i++) {
+      shared[i] = new SharedStrings();
+    }
     // Every column but the ingest date: a partition value, not in the files, and not needed.
     List<String> read = names.stream().filter(n -> !ChangelogColumns.PARTITION_COLUMNS.contains(n)).toList();
     this.reader = changelog.positionedReader(columns, read);
@@ -85,12 +93,38 @@ final class ChangelogChanges {
     }
     Object[] values = new Object[sourceSlots.length];
     for (int i = 0; i < values.length; i++) {
-      values[i] = row[sourceSlots[i]];
+      values[i] = shared[i].of(row[sourceSlots[i]]);
     }
     return new ChangeEvent(position, operation, time, schema, values, List.of(), 0);
   }
 
   private static Object at(Object[] row, int slot) {
     return slot < 0 ? null : row[slot];
+  }
+
+  /**
+   * One column's strings, each value kept once while the column has few distinct ones (a status,
+   * a currency, a country, a flag): a follow holds up to a commit's changes at once, beside the
+   * worker's buffers, and such a column's strings were each a string and an array of their own
+   * (a third of what the benchmark's changes held). A column past {@link #LIMIT} distinct values
+   * (an id, a time) is left as read from then on.
+   */
+  static final class SharedStrings {
+    static final int LIMIT = 1024;
+    private Map<String, String> values = new HashMap<>();
+
+    Object of(Object value) {
+      if (values == null || !(value instanceof String s)) {
+        return value;
+      }
+      String kept = values.putIfAbsent(s, s);
+      if (kept != null) {
+        return kept;
+      }
+      if (values.size() > LIMIT) {
+        values = null; // many distinct values: sharing saves little, the lookups would cost on every row
+      }
+      return s;
+    }
   }
 }

@@ -202,14 +202,8 @@ public final class CurrentStateTable {
         ? PartitionOrder.read(changelog, changelog.columns().orElseThrow(), added) : new PartitionOrder();
     int i = 0;
     do {
-      LatestChanges chunk = new LatestChanges(key);
-      // A commit ends at the row limit, once no file left may hold an earlier change of a partition it applied.
-      while (i < added.size() && (chunk.added() < maxRowsPerCommit || !order.mayEndBefore(added.subList(i, added.size())))) {
-        changes.read(added.get(i++), change -> {
-          order.applying(change);
-          chunk.add(change);
-        });
-      }
+      Chunk chunk = nextChunk(changes, added, i, order);
+      i = chunk.end();
       boolean last = i >= added.size();
       long from = reflected;
       long next = last ? latest : reflected; // a step of a long catch-up reflects no new version yet
@@ -224,6 +218,27 @@ public final class CurrentStateTable {
     } while (i < added.size());
     caughtUp();
     log.debug("Current-state table {} reflects version {} of its changelog ({} files applied)", name, latest, added.size());
+  }
+
+  /** The changes one commit applies, and the index of the first file left for the next one. */
+  private record Chunk(List<ChangeEvent> changes, int end) {}
+
+  /**
+   * Reads the files from {@code start} on into the changes of one commit: it ends at the row
+   * limit, once no file left may hold an earlier change of a partition it applied. Only the
+   * changes kept come back: the reduction's own map is garbage before the merge starts, which
+   * holds the changes beside the worker's buffers.
+   */
+  private Chunk nextChunk(ChangelogChanges changes, List<TableFile> added, int start, PartitionOrder order) {
+    LatestChanges chunk = new LatestChanges(key);
+    int i = start;
+    while (i < added.size() && (chunk.added() < maxRowsPerCommit || !order.mayEndBefore(added.subList(i, added.size())))) {
+      changes.read(added.get(i++), change -> {
+        order.applying(change);
+        chunk.add(change);
+      });
+    }
+    return new Chunk(chunk.changes(), i);
   }
 
   /**

@@ -1,6 +1,7 @@
 package io.lakesink.currentstate;
 
 import io.lakesink.event.ChangeEvent;
+import io.lakesink.event.RowSchema;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -25,10 +26,20 @@ import java.util.Map;
 final class LatestChanges {
   private final List<String> key;
   /** Per key values and partition: its last change and the earlier one of highest time, if any. */
-  private final Map<List<Object>, Latest> byKey = new HashMap<>();
+  private final Map<KeyAt, Latest> byKey = new HashMap<>();
   /** The changes kept whatever follows them. */
   private final List<Numbered> kept = new ArrayList<>();
   private long added;
+  /** The schema {@link #keySlots} were found in, and where the key columns are in it. */
+  private RowSchema slotsOf;
+  private int[] keySlots;
+
+  /**
+   * A key's values (the value itself for a one-column key, the usual case; else a list of them)
+   * and a partition: one per change looked up, so no list or array of its own for a one-column
+   * key, and equality without an iterator (a list's costs one per comparison).
+   */
+  private record KeyAt(Object key, int partition) {}
 
   /** A change with the number of its addition, which orders the changes handed out. */
   private record Numbered(long number, ChangeEvent change) {}
@@ -52,7 +63,7 @@ final class LatestChanges {
   /** Adds the next change read (in file order within a file; files in any order). */
   void add(ChangeEvent e) {
     Numbered n = new Numbered(added++, e);
-    List<Object> at = keyAndPartition(e);
+    KeyAt at = keyAndPartition(e);
     if (at == null) {
       kept.add(n);
       return;
@@ -86,20 +97,45 @@ final class LatestChanges {
   }
 
   /** What a change is reduced by: its key's values and its partition; null when it is kept as it is. */
-  private List<Object> keyAndPartition(ChangeEvent e) {
+  private KeyAt keyAndPartition(ChangeEvent e) {
     if (e.isTruncate() || e.position().partition() == ChangelogChanges.NO_PARTITION
         || e.position().offset() == ChangelogChanges.NO_OFFSET) {
       return null;
     }
-    Object[] values = new Object[key.size() + 1];
-    for (int i = 0; i < key.size(); i++) {
-      values[i] = e.value(key.get(i));
-      if (values[i] == null || values[i] instanceof byte[]) {
-        return null; // no key (the merge drops it), or one compared by identity: kept as it is
+    int[] slots = keySlots(e.schema());
+    if (slots.length == 1) {
+      Object value = slots[0] < 0 ? null : e.values()[slots[0]];
+      return reduces(value) ? new KeyAt(value, e.position().partition()) : null;
+    }
+    Object[] values = new Object[slots.length];
+    for (int i = 0; i < slots.length; i++) {
+      values[i] = slots[i] < 0 ? null : e.values()[slots[i]];
+      if (!reduces(values[i])) {
+        return null;
       }
     }
-    values[key.size()] = e.position().partition();
-    return Arrays.asList(values);
+    return new KeyAt(Arrays.asList(values), e.position().partition());
+  }
+
+  /**
+   * Where the key columns are in a change of this schema (-1: not there). A follow's changes share
+   * one schema: found once, not by name for every change.
+   */
+  private int[] keySlots(RowSchema schema) {
+    if (schema != slotsOf) {
+      int[] slots = new int[key.size()];
+      for (int i = 0; i < slots.length; i++) {
+        slots[i] = schema.indexOf(key.get(i));
+      }
+      keySlots = slots;
+      slotsOf = schema;
+    }
+    return keySlots;
+  }
+
+  /** Whether a key value reduces changes: not without one (the merge drops it), nor one compared by identity. */
+  private static boolean reduces(Object value) {
+    return value != null && !(value instanceof byte[]);
   }
 
   /** Changes added so far, before the reduction: what a commit's size is counted in. */
@@ -116,7 +152,20 @@ final class LatestChanges {
         all.add(l.highest);
       }
     });
-    all.sort(Comparator.comparingLong(Numbered::number));
-    return all.stream().map(Numbered::change).toList();
+    if (added > Integer.MAX_VALUE || added > 4L * all.size()) {
+      all.sort(Comparator.comparingLong(Numbered::number));
+      return all.stream().map(Numbered::change).toList();
+    }
+    // Each number is below the count added and once only: put in place, not compared (a sort of
+    // the kept changes, chasing a pointer per comparison, was a twentieth of a follow).
+    ChangeEvent[] inOrder = new ChangeEvent[(int) added];
+    all.forEach(n -> inOrder[(int) n.number()] = n.change());
+    List<ChangeEvent> out = new ArrayList<>(all.size());
+    for (ChangeEvent e : inOrder) {
+      if (e != null) {
+        out.add(e);
+      }
+    }
+    return out;
   }
 }

@@ -11,12 +11,14 @@ import io.delta.kernel.engine.FileReadResult;
 import io.delta.kernel.internal.InternalScanFileUtils;
 import io.delta.kernel.internal.data.ScanStateRow;
 import io.delta.kernel.internal.util.Utils;
+import io.delta.kernel.types.BinaryType;
 import io.delta.kernel.types.StructType;
 import io.delta.kernel.utils.CloseableIterator;
 import io.lakesink.event.Column;
 import io.lakesink.event.ColumnType;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -115,7 +117,9 @@ public final class DeltaTableReader {
       case DECIMAL -> v.getDecimal(r);
       case DATE -> LocalDate.ofEpochDay(v.getInt(r));
       case TIMESTAMP -> DeltaTypes.instantOfMicros(v.getLong(r));
-      case STRING -> v.getString(r);
+      // Read as bytes (DeltaTypes.toReadStruct): one copy into the string, no char buffers.
+      case STRING -> v.getDataType() instanceof BinaryType
+          ? new String(v.getBinary(r), StandardCharsets.UTF_8) : v.getString(r);
     };
   }
 }

@@ -1,6 +1,7 @@
 package io.lakesink.delta;
 
 import io.delta.kernel.expressions.Literal;
+import io.delta.kernel.types.BinaryType;
 import io.delta.kernel.types.BooleanType;
 import io.delta.kernel.types.DataType;
 import io.delta.kernel.types.DateType;
@@ -56,6 +57,21 @@ final class DeltaTypes {
     StructType struct = new StructType();
     for (Column c : columns) {
       struct = struct.add(c.name(), toKernel(c.type()), true);
+    }
+    return struct;
+  }
+
+  /**
+   * The schema a file is read with by {@link PositionedRowReader}: as {@link #toStruct}, but
+   * strings read as their UTF-8 bytes. Kernel's string vector decodes a value through
+   * {@code Charset.decode} (a byte buffer, a char buffer, a char array, then the string: about half
+   * of what a merge or a kept table's follow allocates); the bytes become a string in one copy
+   * ({@link DeltaTableReader#value}), with the same replacement of malformed input.
+   */
+  static StructType toReadStruct(List<Column> columns) {
+    StructType struct = new StructType();
+    for (Column c : columns) {
+      struct = struct.add(c.name(), c.type().kind() == ColumnType.Kind.STRING ? BinaryType.BINARY : toKernel(c.type()), true);
     }
     return struct;
   }

@@ -69,7 +69,7 @@ public final class PositionedRowReader {
     }
     this.read = List.copyOf(read);
     this.slots = slots.stream().mapToInt(Integer::intValue).toArray();
-    this.schema = DeltaTypes.toStruct(read);
+    this.schema = DeltaTypes.toReadStruct(read);
     this.integersOnly = byPages && read.stream().allMatch(
         c -> c.type().kind() == io.lakesink.event.ColumnType.Kind.INT || c.type().kind() == io.lakesink.event.ColumnType.Kind.BIGINT);
     this.options = integersOnly ? HadoopReadOptions.builder(ParsedOnceInputFile.parsedCopy()).build() : null;

@@ -144,9 +144,10 @@ final class ChangelogDeletes implements DeleteHistory {
     read.addAll(List.of(ChangelogColumns.DELETED, ChangelogColumns.TS_MS, ChangelogColumns.PARTITION, ChangelogColumns.OFFSET));
     PositionedRowReader reader = changelog.positionedReader(columns, read);
     int deleted = slot(ChangelogColumns.DELETED);
+    java.util.function.Predicate<Object[]> holdsOneOf = holdsOneOf(located, deletedKeys);
     List<Map<RowKey, List<Object[]>>> found = ParallelFiles.map(candidates, TableMerge.LANES, file -> {
       Map<RowKey, List<Object[]>> here = new HashMap<>();
-      reader.forEach(file, names, probe -> deletedKeys.contains(located.keyOf(probe)),
+      reader.forEach(file, names, holdsOneOf,
           (row, position) -> here.computeIfAbsent(located.keyOf(row), k -> new ArrayList<>()).add(row));
       return here;
     });
@@ -163,6 +164,22 @@ final class ChangelogDeletes implements DeleteHistory {
       }
     });
     return out;
+  }
+
+  /**
+   * Whether a row read holds one of {@code keys}: for a one-column key (the usual) its value is
+   * looked up as it is, without a key object for every row of every file read (most hold none).
+   */
+  private static java.util.function.Predicate<Object[]> holdsOneOf(KeyColumns located, java.util.Set<RowKey> keys) {
+    if (located.slots().length != 1) {
+      return probe -> keys.contains(located.keyOf(probe));
+    }
+    int slot = located.slots()[0];
+    io.lakesink.event.ColumnType type = located.types()[0];
+    java.util.Set<Object> values = new java.util.HashSet<>();
+    keys.forEach(k -> values.add(k.values().get(0)));
+    // A key is never null nor empty (KeyColumns.keyOf): neither value is in the set.
+    return probe -> probe[slot] != null && values.contains(StorageForm.of(probe[slot], type));
   }
 
   /** A changelog row's own order (its own {@code __ts_ms}): what its key's earlier changes may raise. */

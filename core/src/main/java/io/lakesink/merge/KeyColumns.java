@@ -36,5 +36,32 @@ record KeyColumns(List<String> names, int[] slots, ColumnType[] types) {
   }
 
   /** A key: which columns, and their values. Rows match when both are equal. */
-  record RowKey(List<String> columns, List<Object> values) {}
+  record RowKey(List<String> columns, List<Object> values) {
+    // By index, not by the lists' own equals and hashCode: those take an iterator per call, and a
+    // merge compares a key for every row it reads and every map it looks one up in.
+    @Override
+    public boolean equals(Object o) {
+      if (this == o) {
+        return true;
+      }
+      if (!(o instanceof RowKey k) || values.size() != k.values.size()) {
+        return false;
+      }
+      for (int i = 0; i < values.size(); i++) {
+        if (!java.util.Objects.equals(values.get(i), k.values.get(i))) {
+          return false;
+        }
+      }
+      return columns == k.columns || columns.equals(k.columns);
+    }
+
+    @Override
+    public int hashCode() {
+      int h = 1;
+      for (int i = 0; i < values.size(); i++) {
+        h = 31 * h + java.util.Objects.hashCode(values.get(i));
+      }
+      return h;
+    }
+  }
 }

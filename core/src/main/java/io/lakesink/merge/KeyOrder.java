@@ -13,7 +13,12 @@ final class KeyOrder implements Comparator<Object[]> {
   private final int[] slots;
 
   KeyOrder(KeyColumns key) {
-    this.slots = key.slots();
+    this(key.slots());
+  }
+
+  /** @param slots where the key's columns are in a row; none: every row ranks the same */
+  KeyOrder(int[] slots) {
+    this.slots = slots;
   }
 
   @Override
@@ -40,5 +45,68 @@ final class KeyOrder implements Comparator<Object[]> {
     }
     // Values of one column share a type; anything else only needs a consistent order.
     return x.getClass().getName().compareTo(y.getClass().getName());
+  }
+
+  /**
+   * Sorts rows in this order (stable, as {@link java.util.List#sort}). Keyed on one column, each
+   * row is first compared by the first eight characters of its string key packed into a long,
+   * when they are all below U+0100 (then code point order is char order, and a shorter string's
+   * zero padding sorts it first, as a prefix does): comparisons then read small objects made
+   * side by side instead of following each row to its string (sorting a follow's 87,000 rows that
+   * way was 8 % of the follow). Equal or unpackable prefixes are compared in full.
+   */
+  void sort(java.util.List<Object[]> rows) {
+    if (slots.length != 1 || rows.size() < 2) {
+      rows.sort(this);
+      return;
+    }
+    int slot = slots[0];
+    Keyed[] keyed = new Keyed[rows.size()];
+    for (int i = 0; i < keyed.length; i++) {
+      Object[] row = rows.get(i);
+      keyed[i] = Keyed.of(row, slot < row.length ? row[slot] : null);
+    }
+    java.util.Arrays.sort(keyed, (a, b) -> {
+      if (a.packed && b.packed) {
+        int c = Long.compareUnsigned(a.prefix, b.prefix);
+        if (c != 0) {
+          return c;
+        }
+      }
+      return compareValues(a.key, b.key);
+    });
+    for (int i = 0; i < keyed.length; i++) {
+      rows.set(i, keyed[i].row);
+    }
+  }
+
+  /** A row with its key, and the key's first characters packed when they fit a byte each. */
+  private static final class Keyed {
+    final Object[] row;
+    final Object key;
+    final long prefix;
+    final boolean packed;
+
+    private Keyed(Object[] row, Object key, long prefix, boolean packed) {
+      this.row = row;
+      this.key = key;
+      this.prefix = prefix;
+      this.packed = packed;
+    }
+
+    static Keyed of(Object[] row, Object key) {
+      if (!(key instanceof String s)) {
+        return new Keyed(row, key, 0, false);
+      }
+      long prefix = 0;
+      for (int i = 0; i < 8; i++) {
+        char c = i < s.length() ? s.charAt(i) : 0;
+        if (c > 0xFF) {
+          return new Keyed(row, key, 0, false);
+        }
+        prefix = prefix << 8 | c;
+      }
+      return new Keyed(row, key, prefix, true);
+    }
   }
 }

@@ -12,7 +12,6 @@ import io.lakesink.view.ChangeOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -94,7 +93,7 @@ final class TableMerge {
       PositionedRowReader reader, PendingWrite out, List<TableFile> files, RowLayout layout, MergeBatch batch,
       DeleteHistory deleted, boolean vectors, ChangeOrder cut, KeyFilters filters, TableKeys known) {
     TableMerge m = new TableMerge();
-    Comparator<Object[]> order = order(batch);
+    KeyOrder order = order(batch);
     Ranks ranks = new Ranks(layout, cut);
     // Only the keys the table may hold are looked for: the others are inserted whatever the files say.
     Map<List<Column>, List<List<Object>>> searched = keysByColumns(layout, batch, cut == null ? known : null);
@@ -109,6 +108,8 @@ final class TableMerge {
     // Each change is written once, however many stored rows it replaced (a key held twice, or
     // key columns that changed): copy-on-write, into the rewrite of the first file that claims it.
     Set<MergeBatch.Change> claimed = Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
+    // Made here, before the lanes start, and only read by them.
+    MergeBatch.StringKeys stringKeys = cut == null ? batch.stringKeys() : null;
     List<FileDeletes> scanned = ParallelFiles.map(candidates, LANES, file -> {
       KeyFilter building = null;
       if (filtered != null) {
@@ -120,7 +121,7 @@ final class TableMerge {
         building = filter.isEmpty() && file.rows() >= 0 ? KeyFilter.forKeys(physicalRows) : null;
       }
       KeyFilter built = building;
-      FileDeletes f = FileDeletes.of(file, reader, batch, ranks, built, filtered);
+      FileDeletes f = FileDeletes.of(file, reader, batch, stringKeys, ranks, built, filtered);
       if (built != null) {
         filters.save(file, filtered.names(), built);
       }
@@ -131,7 +132,7 @@ final class TableMerge {
         // held, so the file keeps its key range and later merges still skip it.
         List<Object[]> changedHere = new ArrayList<>();
         f.upserts.stream().filter(claimed::add).forEach(c -> changedHere.add(c.row()));
-        changedHere.sort(order);
+        order.sort(changedHere);
         out.rewrite(file, f.positions, changedHere);
       }
       return f;
@@ -203,16 +204,16 @@ final class TableMerge {
     return List.copyOf(names);
   }
 
-  /** Rows sorted by the batch's first key; a batch without one (a truncate alone) has nothing to sort. */
-  private static Comparator<Object[]> order(MergeBatch batch) {
-    return batch.keyColumns().isEmpty() ? (a, b) -> 0 : new KeyOrder(batch.keyColumns().get(0));
+  /** Rows sorted by the batch's first key; a batch without one (a truncate alone) has nothing to sort: no slots, all equal. */
+  private static KeyOrder order(MergeBatch batch) {
+    return batch.keyColumns().isEmpty() ? new KeyOrder(new int[0]) : new KeyOrder(batch.keyColumns().get(0));
   }
 
   /**
    * Adds the changes of keys the table does not hold (any more), then sorts the rows to write by
    * key. Only those that would insert a row are looked up in the delete history, all at once.
    */
-  private void insertMissing(MergeBatch batch, Set<RowKey> found, DeleteHistory deleted, Comparator<Object[]> order, Ranks ranks) {
+  private void insertMissing(MergeBatch batch, Set<RowKey> found, DeleteHistory deleted, KeyOrder order, Ranks ranks) {
     // With no delete known (a snapshot load) there is nothing to look up, and inserted keys are
     // only remembered to forget their deletes: either set would be garbage the size of the batch.
     boolean none = deleted.knowsNone();
@@ -233,7 +234,7 @@ final class TableMerge {
         applied(List.of(key), win, rows, deletes, inserted, ranks);
       }
     });
-    rows.sort(order);
+    order.sort(rows);
   }
 
   /** One file's rows a batch replaces or deletes, by position. */
@@ -258,11 +259,12 @@ final class TableMerge {
     }
 
     /**
+     * @param stringKeys the batch's keys when they are one string column (tested without a key object), or null
      * @param building a key filter to fill with every live row's key, or null
      * @param filtered the key columns {@code building} is for
      */
-    static FileDeletes of(
-        TableFile file, PositionedRowReader reader, MergeBatch batch, Ranks ranks, KeyFilter building, KeyColumns filtered) {
+    static FileDeletes of(TableFile file, PositionedRowReader reader, MergeBatch batch, MergeBatch.StringKeys stringKeys,
+        Ranks ranks, KeyFilter building, KeyColumns filtered) {
       FileDeletes f = new FileDeletes(file);
       long[][] positions = {new long[16]};
       int[] n = {0};
@@ -319,7 +321,7 @@ final class TableMerge {
             }
           }
           f.liveRows++;
-          return ranks.cuts() || batch.holdsKeyOf(probe);
+          return ranks.cuts() || (stringKeys != null ? stringKeys.heldBy(probe) : batch.holdsKeyOf(probe));
         }, sink);
       }
       f.positions = Arrays.copyOf(positions[0], n[0]);

@@ -50,6 +50,11 @@ public class CurrentStateTableModelTest {
   @TempDir Path dir;
 
   static final List<String> KEY = List.of("k1", "k2");
+  /**
+   * One string column: what a JSON topic without a schema is keyed on (every column a string).
+   * Merges and follows take their own ways for it (LatestChanges, MergeBatch.StringKeys).
+   */
+  static final List<String> STRING_KEY = List.of("k2");
   /** The view's columns the table must match. */
   static final List<String> VIEW_COLUMNS = List.of("k1", "k2", "v", "amount", "__op", "__ts_ms");
 
@@ -67,6 +72,14 @@ public class CurrentStateTableModelTest {
    * then a truncate on one partition.
    */
   public static List<ChangeEvent> stream(Random random, int n) {
+    return stream(random, n, false);
+  }
+
+  /**
+   * @param oneStringKey whether {@code k2} alone identifies a key ({@link #STRING_KEY}): it
+   *     holds {@code k1} too ({@code 3a}), so the keys are the same as on {@code k1}/{@code k2}
+   */
+  static List<ChangeEvent> stream(Random random, int n, boolean oneStringKey) {
     List<ChangeEvent> events = new ArrayList<>();
     Map<List<Object>, Boolean> live = new HashMap<>();
     Map<List<Object>, Integer> partitionOf = new HashMap<>();
@@ -80,7 +93,7 @@ public class CurrentStateTableModelTest {
         continue;
       }
       long k1 = random.nextInt(10);
-      String k2 = random.nextBoolean() ? "a" : "b";
+      String k2 = (oneStringKey ? String.valueOf(k1) : "") + (random.nextBoolean() ? "a" : "b");
       List<Object> key = List.of(k1, k2);
       int partition = partitionOf.merge(key, (int) (k1 % 3), (p, init) -> random.nextInt(6) == 0 ? random.nextInt(3) : p);
       Operation op;
@@ -125,12 +138,23 @@ public class CurrentStateTableModelTest {
   @ParameterizedTest
   @ValueSource(ints = {1, 2, 3, 4, 5, 6, 7, 8})
   void theTableEqualsTheViewAfterEveryStepThroughCrashes(int seed) {
+    check(seed, KEY);
+  }
+
+  /** The same streams as the first seeds above (the same draws), on one string key. */
+  @ParameterizedTest
+  @ValueSource(ints = {1, 2, 3})
+  void theTableEqualsTheViewOnOneStringKey(int seed) {
+    check(seed, STRING_KEY);
+  }
+
+  private void check(int seed, List<String> key) {
     Random random = new Random(seed);
-    List<ChangeEvent> events = stream(random, 160);
+    List<ChangeEvent> events = stream(random, 160, key.equals(STRING_KEY));
     LocalStorage storage = new LocalStorage(dir, "lakesink");
     var engine = KernelEngine.create(storage);
     DeliveryContext context = DeliveryContext.of(FlushPolicy.DEFAULT, new QuarantineStore(storage));
-    Subscription subscription = new Subscription("t", "t", DeliveryMode.CHANGELOG, KEY, SourceFormat.JSON, true);
+    Subscription subscription = new Subscription("t", "t", DeliveryMode.CHANGELOG, key, SourceFormat.JSON, true);
     ChangelogDelivery delivery = new ChangelogDelivery(subscription, new DeltaTable(engine, storage.tableLocation("t_APPEND")),
         context);
     boolean[] crashNext = {false};
@@ -140,7 +164,7 @@ public class CurrentStateTableModelTest {
         throw new Crash();
       }
     };
-    CurrentStateTable follower = follower(engine, storage, hook, random);
+    CurrentStateTable follower = follower(engine, storage, hook, random, key);
     int crashes = 0;
     int steps = 0;
     int optimized = 0;
@@ -167,12 +191,12 @@ public class CurrentStateTableModelTest {
       if (crashing) {
         assertEquals("retrying", follower.progress().state(), "the crash is a failure of this follow");
         crashes++;
-        follower = follower(engine, storage, hook, random); // the worker restarts: fresh handles, nothing in memory
+        follower = follower(engine, storage, hook, random, key); // the worker restarts: fresh handles, nothing in memory
         current = follower.follow();
       }
-      assertTrue(current, () -> "caught up: " + follower(engine, storage, hook, random).progress());
+      assertTrue(current, () -> "caught up: " + follower(engine, storage, hook, random, key).progress());
       List<Map<String, Object>> changelog = DeltaTableReader.readAll(new DeltaTable(engine, storage.tableLocation("t_APPEND")));
-      Map<String, Map<String, Object>> view = byKey(CurrentState.collapse(changelog, KEY, true));
+      Map<String, Map<String, Object>> view = byKey(CurrentState.collapse(changelog, key, true));
       Map<String, Map<String, Object>> table = byKey(DeltaTableReader.readAll(new DeltaTable(engine, storage.tableLocation("t"))));
       assertEquals(view, table, "after " + i + " events (seed " + seed + ")");
       CurrentStateTable.Progress progress = follower.progress();
@@ -187,9 +211,9 @@ public class CurrentStateTableModelTest {
 
   /** A follower on fresh table handles; catch-ups sometimes in steps of a few rows. */
   private static CurrentStateTable follower(io.delta.kernel.engine.Engine engine, LocalStorage storage, CurrentStateTable.Hook hook,
-      Random random) {
+      Random random, List<String> key) {
     CurrentStateTable t = new CurrentStateTable("t", new DeltaTable(engine, storage.tableLocation("t_APPEND")),
-        new DeltaTable(engine, storage.tableLocation("t")), KEY, hook, Clock.systemUTC());
+        new DeltaTable(engine, storage.tableLocation("t")), key, hook, Clock.systemUTC());
     if (random.nextBoolean()) {
       t.maxRowsPerCommit = 1 + random.nextInt(20);
     }
