@@ -7,8 +7,6 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.hadoop.conf.Configuration;
-import org.apache.parquet.HadoopReadOptions;
 import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.bytes.ByteBufferInputStream;
 import org.apache.parquet.bytes.BytesUtils;
@@ -63,13 +61,7 @@ final class IntegerColumns implements AutoCloseable {
    * Opens the file for the columns, or returns null when one of them is not a flat integer column
    * of the file this reader decodes (the caller reads the file with Kernel instead).
    *
-   * @param configuration Hadoop's, parsed already: only read (codec settings)
-   */
-  static IntegerColumns open(InputFile file, Configuration configuration, List<Column> columns) throws IOException {
-    return open(file, HadoopReadOptions.builder(configuration).build(), columns, null, null);
-  }
-
-  /**
+   * @param options Parquet's read options (codec settings), built once by the caller
    * @param footers footers read before, found under {@code footerKey} ({@link ParquetFooters#key}),
    *     where this file's is kept once read; null to read it from the file
    */
@@ -78,7 +70,13 @@ final class IntegerColumns implements AutoCloseable {
     ParquetMetadata known = footers == null ? null : footers.get(footerKey);
     ParquetFileReader reader;
     if (known != null) {
-      reader = new ParquetFileReader(file, known, options, file.newStream());
+      org.apache.parquet.io.SeekableInputStream stream = file.newStream();
+      try {
+        reader = new ParquetFileReader(file, known, options, stream);
+      } catch (IOException | RuntimeException e) {
+        stream.close();
+        throw e;
+      }
     } else {
       reader = new ParquetFileReader(file, options);
       if (footers != null) {

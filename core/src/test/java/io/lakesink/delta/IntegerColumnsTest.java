@@ -175,7 +175,7 @@ class IntegerColumnsTest {
     for (int step : new int[] {1, 97}) {
       int row = 0;
       int groups = 0;
-      try (IntegerColumns read = IntegerColumns.open(new LocalInputFile(file), new Configuration(), columns)) {
+      try (IntegerColumns read = IntegerColumns.open(new LocalInputFile(file), options(), columns, null, null)) {
         assertNotNull(read);
         while (read.nextRowGroup()) {
           groups++;
@@ -217,7 +217,7 @@ class IntegerColumnsTest {
     try (ParquetWriter<Group> writer = ExampleParquetWriter.builder(new LocalOutputFile(file)).withType(schema).withConf(new Configuration()).build()) {
       writer.write(new SimpleGroupFactory(schema).newGroup().append("id", "a"));
     }
-    assertNull(IntegerColumns.open(new LocalInputFile(file), new Configuration(), List.of(ID)), "a string where a bigint is read: Kernel reads it");
+    assertNull(IntegerColumns.open(new LocalInputFile(file), options(), List.of(ID), null, null), "a string where a bigint is read: Kernel reads it");
   }
 
   /**
@@ -230,7 +230,7 @@ class IntegerColumnsTest {
     MessageType schema = MessageTypeParser.parseMessageType("message m { required int64 id; }");
     Path file = dir.resolve("f.parquet");
     ParquetFooters footers = new ParquetFooters(1 << 20);
-    org.apache.parquet.ParquetReadOptions options = org.apache.parquet.HadoopReadOptions.builder(new Configuration()).build();
+    org.apache.parquet.ParquetReadOptions options = options();
     for (int version = 1; version <= 2; version++) {
       java.nio.file.Files.deleteIfExists(file);
       try (ParquetWriter<Group> writer = ExampleParquetWriter.builder(new LocalOutputFile(file)).withType(schema).withConf(new Configuration()).build()) {
@@ -266,5 +266,9 @@ class IntegerColumnsTest {
     ParquetFooters tiny = new ParquetFooters(weight);
     tiny.put("big", footer);
     assertEquals(0, tiny.size(), "a footer above a sixteenth of the cache is not kept");
+  }
+
+  private static org.apache.parquet.ParquetReadOptions options() {
+    return org.apache.parquet.HadoopReadOptions.builder(new Configuration()).build();
   }
 }
