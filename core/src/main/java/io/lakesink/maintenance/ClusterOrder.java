@@ -97,23 +97,8 @@ final class ClusterOrder {
       return a == null ? (b == null ? 0 : -1) : 1;
     }
     if (a instanceof String s && b instanceof String t) {
-      return compareCodePoints(s, t);
+      return io.lakesink.event.StringOrder.compare(s, t);
     }
     return ((Comparable) a).compareTo(b);
-  }
-
-  private static int compareCodePoints(String a, String b) {
-    int i = 0;
-    int j = 0;
-    while (i < a.length() && j < b.length()) {
-      int ca = a.codePointAt(i);
-      int cb = b.codePointAt(j);
-      if (ca != cb) {
-        return Integer.compare(ca, cb);
-      }
-      i += Character.charCount(ca);
-      j += Character.charCount(cb);
-    }
-    return Integer.compare(a.length() - i, b.length() - j);
   }
 }

@@ -3,6 +3,7 @@ package io.lakesink.merge;
 import io.lakesink.delta.TableFile;
 import io.lakesink.event.Column;
 import io.lakesink.event.ColumnType;
+import io.lakesink.event.StringOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -62,44 +63,8 @@ final class FilePruning {
     }
     if (v instanceof String s && min instanceof String lo && max instanceof String hi) {
       // Parquet orders strings by UTF-8 bytes, which is code point order.
-      return compareCodePoints(lo, s) <= 0 && compareCodePoints(s, hi) <= 0;
+      return StringOrder.compare(lo, s) <= 0 && StringOrder.compare(s, hi) <= 0;
     }
     return true; // unexpected statistics: read the file rather than risk missing a row
-  }
-
-  /**
-   * Code point order (Parquet's, by UTF-8 bytes). It is UTF-16 order up to the first character
-   * that differs when neither of the two is a surrogate, so that is compared char by char (a merge
-   * sorts its rows by key with this: by code points throughout it was a tenth of a kept table's
-   * follow on string keys); a surrogate there is compared by code points from the start.
-   */
-  static int compareCodePoints(String a, String b) {
-    int n = Math.min(a.length(), b.length());
-    for (int k = 0; k < n; k++) {
-      char x = a.charAt(k);
-      char y = b.charAt(k);
-      if (x != y) {
-        if (!Character.isSurrogate(x) && !Character.isSurrogate(y)) {
-          return Character.compare(x, y);
-        }
-        return byCodePoints(a, b);
-      }
-    }
-    return Integer.compare(a.length(), b.length());
-  }
-
-  private static int byCodePoints(String a, String b) {
-    int i = 0;
-    int j = 0;
-    while (i < a.length() && j < b.length()) {
-      int ca = a.codePointAt(i);
-      int cb = b.codePointAt(j);
-      if (ca != cb) {
-        return Integer.compare(ca, cb);
-      }
-      i += Character.charCount(ca);
-      j += Character.charCount(cb);
-    }
-    return Integer.compare(a.length() - i, b.length() - j);
   }
 }

@@ -38,7 +38,7 @@ final class KeyOrder implements Comparator<Object[]> {
       return x == null ? (y == null ? 0 : 1) : -1;
     }
     if (x instanceof String s && y instanceof String t) {
-      return FilePruning.compareCodePoints(s, t);
+      return io.lakesink.event.StringOrder.compare(s, t);
     }
     if (x.getClass() == y.getClass() && x instanceof Comparable c) {
       return c.compareTo(y);

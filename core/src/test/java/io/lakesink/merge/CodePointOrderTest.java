@@ -9,7 +9,7 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link FilePruning#compareCodePoints} (how a merge sorts and prunes by string keys) is the order
+ * {@link io.lakesink.event.StringOrder#compare} (how a merge sorts and prunes by string keys, and clustering sorts) is the order
  * of the strings' UTF-8 bytes, Parquet's: its char-by-char fast path included, on strings mixing
  * ASCII, other BMP characters on both sides of the surrogate block, supplementary characters and
  * lone surrogates.
@@ -27,7 +27,7 @@ class CodePointOrderTest {
       String a = random(random);
       String b = random.nextInt(4) == 0 ? a.substring(0, random.nextInt(a.length() + 1)) + random(random) : random(random);
       int expected = Integer.signum(reference(a, b));
-      assertEquals(expected, Integer.signum(FilePruning.compareCodePoints(a, b)), () -> escape(a) + " vs " + escape(b));
+      assertEquals(expected, Integer.signum(io.lakesink.event.StringOrder.compare(a, b)), () -> escape(a) + " vs " + escape(b));
       if (wellFormed(a) && wellFormed(b)) {
         byte[] x = a.getBytes(StandardCharsets.UTF_8);
         byte[] y = b.getBytes(StandardCharsets.UTF_8);
