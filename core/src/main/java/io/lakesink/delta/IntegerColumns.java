@@ -61,7 +61,8 @@ final class IntegerColumns implements AutoCloseable {
    * Opens the file for the columns, or returns null when one of them is not a flat integer column
    * of the file this reader decodes (the caller reads the file with Kernel instead).
    *
-   * @param options Parquet's read options (codec settings), built once by the caller
+   * @param options Parquet's read options (codec settings), for this file only: the reader releases
+   *     their codec factory when it closes, and that factory is not thread-safe
    * @param footers footers read before, found under {@code footerKey} ({@link ParquetFooters#key}),
    *     where this file's is kept once read; null to read it from the file
    */

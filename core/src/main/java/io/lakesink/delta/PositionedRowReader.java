@@ -17,8 +17,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.parquet.HadoopReadOptions;
-import org.apache.parquet.ParquetReadOptions;
 
 /**
  * Reads a few columns of a file with each live row's position in the file: what a merge with
@@ -37,8 +37,13 @@ public final class PositionedRowReader {
   private final StructType schema;
   /** Whether every column read is an {@code int} or {@code bigint}, by name in the files: {@link IntegerColumns} can read them. */
   private final boolean integersOnly;
-  /** Parquet's read options for {@link IntegerColumns} (from Hadoop's configuration, parsed once), only read by every lane. */
-  private final ParquetReadOptions options;
+  /**
+   * Hadoop's configuration for {@link IntegerColumns}, parsed once and only read by every lane.
+   * Parquet's read options are built from it per file, not shared: they hold a codec factory whose
+   * pooled decompressors are not thread-safe (two lanes closing their files at once failed in it
+   * with a ConcurrentModificationException).
+   */
+  private final Configuration configuration;
   /** The table's footers, kept between merges. */
   private final ParquetFooters footers;
   private final AtomicInteger filesReadByPages = new AtomicInteger();
@@ -72,7 +77,7 @@ public final class PositionedRowReader {
     this.schema = DeltaTypes.toReadStruct(read);
     this.integersOnly = byPages && read.stream().allMatch(
         c -> c.type().kind() == io.lakesink.event.ColumnType.Kind.INT || c.type().kind() == io.lakesink.event.ColumnType.Kind.BIGINT);
-    this.options = integersOnly ? HadoopReadOptions.builder(ParsedOnceInputFile.parsedCopy()).build() : null;
+    this.configuration = integersOnly ? ParsedOnceInputFile.parsedCopy() : null;
     this.footers = footers;
   }
 
@@ -147,7 +152,7 @@ public final class PositionedRowReader {
     FileStatus status = InternalScanFileUtils.getAddFileStatus(file.scanRow);
     long[] deleted = DeletionVectorFile.deletedPositions(engine, location, file);
     try (IntegerColumns columns = IntegerColumns.open(
-        new ParquetInput(storage.fileIO().newInputFile(status.getPath(), status.getSize())), options, read, footers,
+        new ParquetInput(storage.fileIO().newInputFile(status.getPath(), status.getSize())), HadoopReadOptions.builder(configuration).build(), read, footers,
         ParquetFooters.key(status.getPath(), status.getSize(), status.getModificationTime()))) {
       if (columns == null) {
         return false;
@@ -157,14 +162,15 @@ public final class PositionedRowReader {
       int nextDeleted = 0; // the deleted positions are sorted: walked along the rows, not looked up
       while (columns.nextRowGroup()) {
         long rows = columns.rows();
+        boolean keyInFile = columns.holds(k); // known once a row group is open; without the column every key is null
         long r = 0;
         while (r < rows) {
           // A page of keys at a time, looped over in place: a call per row into the column reader
           // cost as much as the test of the key.
-          int i = columns.holds(k) ? columns.seek(k, r) : 0;
-          int end = columns.holds(k) ? columns.pageRows(k) : (int) Math.min(Integer.MAX_VALUE, rows - r);
-          long[] keys = columns.holds(k) ? columns.pageValues(k) : null;
-          boolean[] nulls = columns.holds(k) ? columns.pageNulls(k) : null;
+          int i = keyInFile ? columns.seek(k, r) : 0;
+          int end = keyInFile ? columns.pageRows(k) : (int) Math.min(Integer.MAX_VALUE, rows - r);
+          long[] keys = keyInFile ? columns.pageValues(k) : null;
+          boolean[] nulls = keyInFile ? columns.pageNulls(k) : null;
           for (; i < end; i++, r++, position++) {
             if (nextDeleted < deleted.length && deleted[nextDeleted] == position) {
               nextDeleted++;
