@@ -32,8 +32,8 @@ final class ParquetFooters {
   static final long MAX_BYTES = 8L << 20;
 
   private final long capacity;
-  private final Map<String, ParquetMetadata> footers = new HashMap<>();
-  private final Map<String, Long> weights = new HashMap<>();
+  private final Map<String, Kept> footers = new HashMap<>();
+  /** The keys of {@link #footers}, for eviction at random. */
   private final List<String> keys = new ArrayList<>();
   private long bytes;
 
@@ -61,12 +61,15 @@ final class ParquetFooters {
     return w;
   }
 
+  private record Kept(ParquetMetadata footer, long weight) {}
+
   static String key(String path, long size, long modificationTime) {
     return path + '\u0001' + size + '\u0001' + modificationTime;
   }
 
   synchronized ParquetMetadata get(String key) {
-    return footers.get(key);
+    Kept kept = footers.get(key);
+    return kept == null ? null : kept.footer();
   }
 
   void put(String key, ParquetMetadata footer) {
@@ -77,14 +80,11 @@ final class ParquetFooters {
       }
       while (bytes + w > capacity && !keys.isEmpty()) {
         int victim = ThreadLocalRandom.current().nextInt(keys.size());
-        String evicted = keys.get(victim);
-        footers.remove(evicted);
-        bytes -= weights.remove(evicted);
+        bytes -= footers.remove(keys.get(victim)).weight();
         keys.set(victim, keys.get(keys.size() - 1));
         keys.remove(keys.size() - 1);
       }
-      footers.put(key, footer);
-      weights.put(key, w);
+      footers.put(key, new Kept(footer, w));
       keys.add(key);
       bytes += w;
     }
