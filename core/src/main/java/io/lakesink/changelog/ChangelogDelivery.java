@@ -88,7 +88,8 @@ public final class ChangelogDelivery extends BufferedDelivery {
     beforeCommit();
     long version = table.commit(prepared);
     if (kept != null) {
-      kept.changelogCommitted(version);
+      // The rows just written go to the kept table's follow in memory: it need not read them back.
+      kept.changelogCommitted(version, prepared.addedDataFiles(), request.columns(), request.rows());
     }
     return version;
   }

@@ -7,8 +7,12 @@ import io.lakesink.delta.TableFile;
 import io.lakesink.error.SourcePosition;
 import io.lakesink.event.ChangeEvent;
 import io.lakesink.event.Column;
+import io.lakesink.event.ColumnType;
 import io.lakesink.event.Operation;
 import io.lakesink.event.RowSchema;
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.time.LocalDate;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +30,14 @@ import java.util.function.Consumer;
  * changes ({@link LatestChanges}), not the file's rows as maps, nor all its changes at once (a
  * 200,000-row flush's rows as maps were as large again as its changes, at the heap's limit of a
  * worker that buffers its next flush meanwhile).
+ *
+ * <p>A file this worker's changelog writer just wrote is usually not read at all: its rows are
+ * handed over in memory ({@link WrittenRows}), exactly as they were given to the Parquet writer.
+ * They become the same changes as the file's rows read back, with one care: a key value is only
+ * taken from memory when reading it back would give an equal value (a timestamp in whole
+ * microseconds, a decimal at its column's scale, a string without surrogates, which UTF-8 cannot
+ * carry unpaired); a file with any other key value is read. Values outside the key are written to
+ * the table by the same writer as they were to the changelog, so they land the same either way.
  */
 final class ChangelogChanges {
   /** Stands for a null {@code __partition} / {@code __offset}: below every real value. */
@@ -44,14 +56,31 @@ final class ChangelogChanges {
   private final int offset;
   /** Per source column: its repeated strings, shared by the changes a follow holds. */
   private final SharedStrings[] shared;
+  /** The changelog's columns, in table order: what a row read back is aligned with. */
+  private final List<Column> columns;
+  /** Where the key columns are in a row, and their types: what a handed-over row's keys are checked by. */
+  private final int[] keySlots;
+  private final ColumnType[] keyTypes;
+  /** The rows of this worker's recent commits; null when there are none to look in. */
+  private final WrittenRows written;
+  /** Files applied from handed-over rows and files read, for tests and logs. */
+  int filesHanded;
+  int filesRead;
 
   /**
    * @param label what positions name as their topic (in error messages)
    * @param columns the changelog's columns, at the version its files are read at
+   * @param key the columns the kept table is kept on
+   * @param written rows of recent commits to take instead of reading their files; null for none
    */
-  ChangelogChanges(String label, DeltaTable changelog, List<Column> columns) {
+  ChangelogChanges(String label, DeltaTable changelog, List<Column> columns, List<String> key, WrittenRows written) {
     this.label = label;
+    this.columns = List.copyOf(columns);
     List<String> names = columns.stream().map(Column::name).toList();
+    this.written = written;
+    this.keySlots = key.stream().mapToInt(names::indexOf).toArray();
+    this.keyTypes = key.stream().map(k -> names.indexOf(k) < 0 ? null : columns.get(names.indexOf(k)).type())
+        .toArray(ColumnType[]::new);
     List<Column> source = columns.stream().filter(c -> !ChangelogColumns.NAMES.contains(c.name())).toList();
     this.schema = new RowSchema(source, true);
     this.sourceSlots = source.stream().mapToInt(c -> names.indexOf(c.name())).toArray();
@@ -71,7 +100,67 @@ final class ChangelogChanges {
 
   /** Hands each change of one changelog file to {@code sink}, in file order, as it is read. */
   void read(TableFile file, Consumer<ChangeEvent> sink) {
+    WrittenRows.Written w = written == null ? null : written.take(file.path());
+    if (w != null && sameAsReadBack(w)) {
+      filesHanded++;
+      w.rows().forEach(row -> sink.accept(change(row)));
+      return;
+    }
+    filesRead++;
     reader.forEach(file, (row, position) -> sink.accept(change(row)));
+  }
+
+  /**
+   * Whether the handed-over rows give the changes the file's rows would: aligned with a prefix of
+   * the changelog's columns now (columns are only ever added at the end; a row written before one
+   * was added reads null in it), and every key value one that reads back equal.
+   */
+  private boolean sameAsReadBack(WrittenRows.Written w) {
+    if (w.columns().size() > columns.size() || !columns.subList(0, w.columns().size()).equals(w.columns())) {
+      return false;
+    }
+    for (int k = 0; k < keySlots.length; k++) {
+      int slot = keySlots[k];
+      if (slot < 0) {
+        return false; // a key not found by its name: nothing to check it by, so the file is read
+      }
+      if (slot >= w.columns().size()) {
+        continue; // a key column added after these rows were written: null in them, as read back
+      }
+      for (Object[] row : w.rows()) {
+        if (!readsBackEqual(row[slot], keyTypes[k])) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  /** Whether a value given to the Parquet writer as a column of this type is read back equal to itself. */
+  static boolean readsBackEqual(Object v, ColumnType type) {
+    if (v == null) {
+      return true;
+    }
+    return switch (type.kind()) {
+      case BOOLEAN -> v instanceof Boolean;
+      case INT -> v instanceof Integer;
+      case BIGINT -> v instanceof Long;
+      case FLOAT -> v instanceof Float;
+      case DOUBLE -> v instanceof Double;
+      case DATE -> v instanceof LocalDate;
+      case DECIMAL -> v instanceof BigDecimal d && d.scale() == type.scale();
+      case TIMESTAMP -> v instanceof Instant i && i.getNano() % 1000 == 0;
+      case STRING -> v instanceof String s && !hasSurrogate(s);
+    };
+  }
+
+  private static boolean hasSurrogate(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      if (Character.isSurrogate(s.charAt(i))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private ChangeEvent change(Object[] row) {
@@ -93,13 +182,14 @@ final class ChangelogChanges {
     }
     Object[] values = new Object[sourceSlots.length];
     for (int i = 0; i < values.length; i++) {
-      values[i] = shared[i].of(row[sourceSlots[i]]);
+      values[i] = shared[i].of(at(row, sourceSlots[i]));
     }
     return new ChangeEvent(position, operation, time, schema, values, List.of(), 0);
   }
 
+  /** A row's value in a slot; null for a column the row predates (a handed-over row written before it was added). */
   private static Object at(Object[] row, int slot) {
-    return slot < 0 ? null : row[slot];
+    return slot < 0 || slot >= row.length ? null : row[slot];
   }
 
   /**

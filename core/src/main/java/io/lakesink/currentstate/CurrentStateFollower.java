@@ -85,6 +85,17 @@ public final class CurrentStateFollower implements StepGate {
     }
   }
 
+  /**
+   * Whether a wake now would not start a follow at once: one runs or waits (for the one that runs,
+   * or for an optimize step of the table), or the follower stopped. A changelog commit hands its
+   * rows over only while this is false ({@link KeptTableUpkeep#changelogCommitted(long, java.util.List,
+   * java.util.List, java.util.List)}): they are taken by the follow it starts right away, not held
+   * while one runs.
+   */
+  public synchronized boolean busy() {
+    return running || pending || held || stepWaiting || stopped;
+  }
+
   /** Whether a follow runs or is pending, or the table was behind its changelog when last looked at. */
   public synchronized boolean behind() {
     return pending || running || table.progress().lagVersions() > 0;

@@ -10,6 +10,7 @@ import io.lakesink.delta.TableFile;
 import io.lakesink.error.Errors;
 import io.lakesink.error.TableFailureException;
 import io.lakesink.event.ChangeEvent;
+import io.lakesink.event.Column;
 import io.lakesink.merge.ChangeApplication;
 import io.lakesink.view.ChangeOrder;
 import java.time.Clock;
@@ -104,6 +105,13 @@ public final class CurrentStateTable {
   private volatile long commits;
   /** Rows per commit of a catch-up; smaller in tests. */
   int maxRowsPerCommit = MAX_ROWS_PER_COMMIT;
+  /**
+   * The rows of this worker's latest changelog commit, applied from memory instead of read back
+   * from its file: at most what one catch-up step applies.
+   */
+  private final WrittenRows written = new WrittenRows(MAX_ROWS_PER_COMMIT);
+  /** What the last follow that applied changes took from handed-over rows and read from the changelog. */
+  private volatile FilesApplied lastApplied = new FilesApplied(0, 0);
 
   /**
    * @param name the subscription's table name ({@code <table>})
@@ -190,16 +198,17 @@ public final class CurrentStateTable {
       truncatedAt = truncate(stored);
     }
     if (reflected >= latest) {
+      written.forgetThrough(reflected);
       caughtUp();
       return;
     }
     sawChangelog(latest);
     List<TableFile> files = changelog.files();
     List<TableFile> added = PartitionOrder.sorted(added(files, reflected, latest));
-    ChangelogChanges changes = new ChangelogChanges(name, changelog, changelog.columns().orElseThrow());
+    ChangelogChanges changes = new ChangelogChanges(name, changelog, changelog.columns().orElseThrow(), key, written);
     // Longer than one commit: where a commit may end is read from the files' positions.
     PartitionOrder order = added.stream().mapToLong(TableFile::rows).sum() > maxRowsPerCommit
-        ? PartitionOrder.read(changelog, changelog.columns().orElseThrow(), added) : new PartitionOrder();
+        ? PartitionOrder.read(changelog, changelog.columns().orElseThrow(), added, written) : new PartitionOrder();
     int i = 0;
     do {
       Chunk chunk = nextChunk(changes, added, i, order);
@@ -216,6 +225,8 @@ public final class CurrentStateTable {
       writtenReflects = next;
       writtenTruncate = truncatedAt;
     } while (i < added.size());
+    written.forgetThrough(latest);
+    lastApplied = new FilesApplied(changes.filesHanded, changes.filesRead);
     caughtUp();
     log.debug("Current-state table {} reflects version {} of its changelog ({} files applied)", name, latest, added.size());
   }
@@ -247,6 +258,36 @@ public final class CurrentStateTable {
    */
   public void changelogCommitted(long version) {
     sawChangelog(version);
+  }
+
+  /**
+   * As {@link #changelogCommitted(long)}, with what the commit wrote: its data files and its rows,
+   * aligned with {@code columns}, as given to the Parquet writer (never changed afterwards). A
+   * commit of one file is applied from these rows instead of read back from the file.
+   */
+  public void changelogCommitted(long version, List<String> dataFiles, List<Column> columns, List<Object[]> rows) {
+    if (dataFiles.size() == 1) {
+      written.offer(version, dataFiles.get(0), columns, rows);
+    }
+    sawChangelog(version);
+  }
+
+  /** Rows handed over and not applied yet. */
+  long heldRows() {
+    return written.heldRows();
+  }
+
+  /** Lets go of the rows handed over and not applied yet (no follow will run here soon). */
+  void forgetWritten() {
+    written.forgetThrough(Long.MAX_VALUE);
+  }
+
+  /** Changelog files a follow applied from the rows handed over, and files it read back. */
+  record FilesApplied(int handed, int read) {}
+
+  /** What the last follow that applied changes took from handed-over rows and read from the changelog. */
+  FilesApplied lastApplied() {
+    return lastApplied;
   }
 
   private void sawChangelog(long version) {

@@ -6,6 +6,7 @@ import io.lakesink.delivery.DeliveryState;
 import io.lakesink.delivery.IdleDaemonPool;
 import io.lakesink.delivery.SourcePartition;
 import io.lakesink.error.TableFailureException;
+import io.lakesink.event.Column;
 import io.lakesink.maintenance.MaintenanceRunner;
 import io.lakesink.quarantine.QuarantineRecord;
 import io.lakesink.quarantine.TableQuarantine;
@@ -14,6 +15,7 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -77,6 +79,23 @@ public final class KeptTableUpkeep {
    */
   public void changelogCommitted(long version) {
     kept.changelogCommitted(version);
+    follower.wake();
+  }
+
+  /**
+   * As {@link #changelogCommitted(long)}, with the commit's data files and the rows it wrote into
+   * them (aligned with {@code columns}, never changed afterwards): the follow applies a commit of
+   * one file from these rows instead of reading the file back. Only while the follower is idle:
+   * the follow this wakes takes them at once. While a follow runs (or waits) they are not kept,
+   * because holding a flush's rows for the length of a follow, beside the next flush's buffers,
+   * would raise the heap a worker needs; the follow after it reads the file.
+   */
+  public void changelogCommitted(long version, List<String> dataFiles, List<Column> columns, List<Object[]> rows) {
+    if (follower.busy() || kept.refusal().isPresent()) {
+      kept.changelogCommitted(version);
+    } else {
+      kept.changelogCommitted(version, dataFiles, columns, rows);
+    }
     follower.wake();
   }
 
@@ -150,6 +169,7 @@ public final class KeptTableUpkeep {
   public void revoked(Collection<SourcePartition> partitions) {
     if (owned.removeAll(partitions) && owned.isEmpty()) {
       follower.pause();
+      kept.forgetWritten(); // no follow takes them while paused: the next owner reads the files
     }
   }
 

@@ -10,6 +10,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * Where a catch-up may end one commit and start the next without applying a change before an
@@ -50,7 +51,7 @@ final class PartitionOrder {
    * and {@code __offset} columns (a row without a position counts as partition {@link
    * ChangelogChanges#NO_PARTITION} at offset {@link ChangelogChanges#NO_OFFSET}, as it is applied).
    */
-  static PartitionOrder read(DeltaTable changelog, List<Column> columns, List<TableFile> files) {
+  static PartitionOrder read(DeltaTable changelog, List<Column> columns, List<TableFile> files, WrittenRows written) {
     List<String> names = columns.stream().map(Column::name).toList();
     int partition = names.indexOf(ChangelogColumns.PARTITION);
     int offset = names.indexOf(ChangelogColumns.OFFSET);
@@ -61,9 +62,17 @@ final class PartitionOrder {
     Map<String, Map<Integer, Long>> lowest = new HashMap<>();
     for (TableFile f : files) {
       Map<Integer, Long> byPartition = new HashMap<>();
-      reader.forEach(f, (row, position) -> byPartition.merge(
+      Consumer<Object[]> note = row -> byPartition.merge(
           row[partition] == null ? ChangelogChanges.NO_PARTITION : ((Number) row[partition]).intValue(),
-          row[offset] == null ? ChangelogChanges.NO_OFFSET : ((Number) row[offset]).longValue(), Math::min));
+          row[offset] == null ? ChangelogChanges.NO_OFFSET : ((Number) row[offset]).longValue(), Math::min);
+      // A file this worker just wrote: its positions are in the rows handed over, not read back.
+      WrittenRows.Written w = written.peek(f.path());
+      if (w != null && columns.subList(0, Math.min(columns.size(), w.columns().size())).equals(w.columns())
+          && Math.max(partition, offset) < w.columns().size()) {
+        w.rows().forEach(note);
+      } else {
+        reader.forEach(f, (row, position) -> note.accept(row));
+      }
       lowest.put(f.path(), byPartition);
     }
     return new PartitionOrder(lowest);

@@ -770,6 +770,18 @@ public final class DeltaTable {
       return metadata.isPresent();
     }
 
+    /** The paths of the data files the commit adds, as its log spells them. */
+    public List<String> addedDataFiles() {
+      List<String> paths = new ArrayList<>();
+      for (Row action : dataActions) {
+        int add = action.getSchema().indexOf("add");
+        if (add >= 0 && !action.isNullAt(add)) {
+          paths.add(new AddFile(action.getStruct(add)).getPath());
+        }
+      }
+      return paths;
+    }
+
     /**
      * The same commit, never moved onto a newer log: for rows planned from what the table held
      * (a key it lacked is inserted), which another writer may have changed meanwhile. A lost

@@ -155,8 +155,9 @@ public class CurrentStateTableModelTest {
     var engine = KernelEngine.create(storage);
     DeliveryContext context = DeliveryContext.of(FlushPolicy.DEFAULT, new QuarantineStore(storage));
     Subscription subscription = new Subscription("t", "t", DeliveryMode.CHANGELOG, key, SourceFormat.JSON, true);
-    ChangelogDelivery delivery = new ChangelogDelivery(subscription, new DeltaTable(engine, storage.tableLocation("t_APPEND")),
-        context);
+    // Half the runs hand each commit's rows to the follower in memory, as the worker does
+    // (WrittenRows); the others read every file back.
+    boolean handOver = random.nextBoolean();
     boolean[] crashNext = {false};
     CurrentStateTable.Hook hook = (table, step) -> {
       if (crashNext[0]) {
@@ -165,6 +166,8 @@ public class CurrentStateTableModelTest {
       }
     };
     CurrentStateTable follower = follower(engine, storage, hook, random, key);
+    ChangelogDelivery delivery = delivery(subscription, engine, storage, context, handOver ? follower : null);
+    int handed = 0;
     int crashes = 0;
     int steps = 0;
     int optimized = 0;
@@ -192,8 +195,10 @@ public class CurrentStateTableModelTest {
         assertEquals("retrying", follower.progress().state(), "the crash is a failure of this follow");
         crashes++;
         follower = follower(engine, storage, hook, random, key); // the worker restarts: fresh handles, nothing in memory
+        delivery = delivery(subscription, engine, storage, context, handOver ? follower : null);
         current = follower.follow();
       }
+      handed += follower.lastApplied().handed();
       assertTrue(current, () -> "caught up: " + follower(engine, storage, hook, random, key).progress());
       List<Map<String, Object>> changelog = DeltaTableReader.readAll(new DeltaTable(engine, storage.tableLocation("t_APPEND")));
       Map<String, Map<String, Object>> view = byKey(CurrentState.collapse(changelog, key, true));
@@ -207,6 +212,22 @@ public class CurrentStateTableModelTest {
     assertEquals(replay(events), values(byKey(DeltaTableReader.readAll(new DeltaTable(engine, storage.tableLocation("t"))))));
     assertTrue(crashes > 0 && steps > crashes, "crashes " + crashes + " in " + steps + " steps");
     assertTrue(optimized > 0, "the changelog was optimized between follows");
+    assertEquals(handOver, handed > 0, "files applied from the rows handed over: " + handed);
+  }
+
+  /**
+   * The changelog's delivery; with {@code kept}, it hands its commits' rows to that table as the
+   * worker's does, and the test calls its follows itself (the follower thread is paused).
+   */
+  private static ChangelogDelivery delivery(Subscription subscription, io.delta.kernel.engine.Engine engine, LocalStorage storage,
+      DeliveryContext context, CurrentStateTable kept) {
+    DeltaTable changelog = new DeltaTable(engine, storage.tableLocation("t_APPEND"));
+    if (kept == null) {
+      return new ChangelogDelivery(subscription, changelog, context);
+    }
+    ChangelogDelivery delivery = new ChangelogDelivery(subscription, changelog, null, context, kept);
+    delivery.keptFollower().orElseThrow().pause();
+    return delivery;
   }
 
   /** A follower on fresh table handles; catch-ups sometimes in steps of a few rows. */
