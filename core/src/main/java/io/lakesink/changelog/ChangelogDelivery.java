@@ -107,6 +107,12 @@ public final class ChangelogDelivery extends BufferedDelivery {
     }
   }
 
+  /** What the kept table's follow holds while it runs: the worker's buffers leave room for it. */
+  @Override
+  public long heldHeapBytes() {
+    return kept == null ? 0 : kept.table().heldHeapBytes();
+  }
+
   /** The partitions read from now on are this worker's: so is keeping the table. */
   @Override
   public Map<SourcePartition, Long> storedOffsets(Collection<SourcePartition> partitions) {

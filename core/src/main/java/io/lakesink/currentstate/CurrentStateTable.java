@@ -63,6 +63,15 @@ public final class CurrentStateTable {
   public static final String SOURCE_PROPERTY = "lakesink.currentState.source";
   /** Changelog rows applied per commit at most: a long catch-up commits in steps of this size. */
   static final int MAX_ROWS_PER_COMMIT = 200_000;
+  /**
+   * What the changes one commit applies may hold on the heap, estimated, before the step ends at
+   * the next file it may end at: wide rows make fewer rows a step. A follow holds its changes
+   * beside the worker's buffers; with a table of many keys, 200,000 changes of a 10-column row
+   * are some 150 MB, and the worker at its default heap ran out of it.
+   */
+  static final long MAX_BYTES_PER_COMMIT = 64L << 20;
+  /** What the merge builds over a step's changes (rows, ranks, keys, the new rows), as a multiple of what the changes hold. */
+  private static final int MERGE_FACTOR = 2;
   /** Commits of the table looked at, at start, for another engine's writes. */
   static final int LOG_LOOKBACK = 50;
   private static final int ATTEMPTS = 5;
@@ -105,6 +114,8 @@ public final class CurrentStateTable {
   private volatile long commits;
   /** Rows per commit of a catch-up; smaller in tests. */
   int maxRowsPerCommit = MAX_ROWS_PER_COMMIT;
+  /** Estimated heap bytes of a commit's changes before a catch-up step may end; smaller in tests. */
+  long maxBytesPerCommit = MAX_BYTES_PER_COMMIT;
   /**
    * The rows of this worker's latest changelog commit, applied from memory instead of read back
    * from its file: at most what one catch-up step applies.
@@ -112,6 +123,8 @@ public final class CurrentStateTable {
   private final WrittenRows written = new WrittenRows(MAX_ROWS_PER_COMMIT);
   /** What the last follow that applied changes took from handed-over rows and read from the changelog. */
   private volatile FilesApplied lastApplied = new FilesApplied(0, 0);
+  /** What the follow that runs holds on the heap, estimated; 0 between follows. */
+  private volatile long heldHeapBytes;
 
   /**
    * @param name the subscription's table name ({@code <table>})
@@ -152,6 +165,14 @@ public final class CurrentStateTable {
     if (refused != null) {
       return false;
     }
+    try {
+      return followWithin();
+    } finally {
+      heldHeapBytes = 0;
+    }
+  }
+
+  private boolean followWithin() {
     try {
       for (int attempt = 1; ; attempt++) {
         try {
@@ -206,8 +227,9 @@ public final class CurrentStateTable {
     List<TableFile> files = changelog.files();
     List<TableFile> added = PartitionOrder.sorted(added(files, reflected, latest));
     ChangelogChanges changes = new ChangelogChanges(name, changelog, changelog.columns().orElseThrow(), key, written);
-    // Longer than one commit: where a commit may end is read from the files' positions.
-    PartitionOrder order = added.stream().mapToLong(TableFile::rows).sum() > maxRowsPerCommit
+    // More than one file (a commit may end between them, by rows or by the heap its changes take):
+    // where a commit may end is read from the files' positions.
+    PartitionOrder order = added.size() > 1
         ? PartitionOrder.read(changelog, changelog.columns().orElseThrow(), added, written) : new PartitionOrder();
     int i = 0;
     do {
@@ -216,6 +238,7 @@ public final class CurrentStateTable {
       boolean last = i >= added.size();
       long from = reflected;
       long next = last ? latest : reflected; // a step of a long catch-up reflects no new version yet
+      heldHeapBytes = MERGE_FACTOR * chunk.heapBytes();
       ChangeApplication.Applied applied = application.apply(changelog, files, chunk.changes(), truncatedAt,
           floor -> offsets(from, next, floor), () -> hook.at(name, Step.BEFORE_COMMIT));
       lastWritten = applied.version();
@@ -231,8 +254,8 @@ public final class CurrentStateTable {
     log.debug("Current-state table {} reflects version {} of its changelog ({} files applied)", name, latest, added.size());
   }
 
-  /** The changes one commit applies, and the index of the first file left for the next one. */
-  private record Chunk(List<ChangeEvent> changes, int end) {}
+  /** The changes one commit applies, what they hold on the heap, and the index of the first file left for the next one. */
+  private record Chunk(List<ChangeEvent> changes, long heapBytes, int end) {}
 
   /**
    * Reads the files from {@code start} on into the changes of one commit: it ends at the row
@@ -243,13 +266,15 @@ public final class CurrentStateTable {
   private Chunk nextChunk(ChangelogChanges changes, List<TableFile> added, int start, PartitionOrder order) {
     LatestChanges chunk = new LatestChanges(key);
     int i = start;
-    while (i < added.size() && (chunk.added() < maxRowsPerCommit || !order.mayEndBefore(added.subList(i, added.size())))) {
+    while (i < added.size() && (chunk.added() < maxRowsPerCommit && chunk.heapBytes() < maxBytesPerCommit
+        || !order.mayEndBefore(added.subList(i, added.size())))) {
       changes.read(added.get(i++), change -> {
         order.applying(change);
         chunk.add(change);
+        heldHeapBytes = chunk.heapBytes();
       });
     }
-    return new Chunk(chunk.changes(), i);
+    return new Chunk(chunk.changes(), chunk.heapBytes(), i);
   }
 
   /**
@@ -270,6 +295,15 @@ public final class CurrentStateTable {
       written.offer(version, dataFiles.get(0), columns, rows);
     }
     sawChangelog(version);
+  }
+
+  /**
+   * What the follow that runs holds on the heap, estimated (its changes, and while it merges what
+   * the merge builds over them); 0 between follows. From any thread: the worker counts it in its
+   * buffer budget ({@code delivery.max_buffer_bytes}).
+   */
+  public long heldHeapBytes() {
+    return heldHeapBytes;
   }
 
   /** Rows handed over and not applied yet. */

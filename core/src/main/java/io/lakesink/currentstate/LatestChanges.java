@@ -1,6 +1,7 @@
 package io.lakesink.currentstate;
 
 import io.lakesink.event.ChangeEvent;
+import io.lakesink.event.HeapEstimate;
 import io.lakesink.event.RowSchema;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -41,8 +42,13 @@ final class LatestChanges {
    */
   private record KeyAt(Object key, int partition) {}
 
-  /** A change with the number of its addition, which orders the changes handed out. */
-  private record Numbered(long number, ChangeEvent change) {}
+  /** A change with the number of its addition, which orders the changes handed out, and what it holds on the heap. */
+  private record Numbered(long number, ChangeEvent change, long heapBytes) {}
+
+  /** What a key's entry costs besides its changes: the map's node, the key and the holder. */
+  private static final long ENTRY_BYTES = 32 + 24 + 24;
+  /** What the changes kept hold on the heap, estimated ({@link HeapEstimate}). */
+  private long heapBytes;
 
   private static final class Latest {
     Numbered last;
@@ -62,10 +68,11 @@ final class LatestChanges {
 
   /** Adds the next change read (in file order within a file; files in any order). */
   void add(ChangeEvent e) {
-    Numbered n = new Numbered(added++, e);
+    Numbered n = new Numbered(added++, e, HeapEstimate.of(e));
     KeyAt at = keyAndPartition(e);
     if (at == null) {
       kept.add(n);
+      heapBytes += n.heapBytes();
       return;
     }
     Latest l = byKey.get(at);
@@ -73,6 +80,7 @@ final class LatestChanges {
       l = new Latest();
       l.last = n;
       byKey.put(at, l);
+      heapBytes += ENTRY_BYTES + n.heapBytes();
       return;
     }
     long offset = e.position().offset();
@@ -80,6 +88,7 @@ final class LatestChanges {
     if (offset == lastOffset) {
       return; // the same change read twice (a file and the file an optimize packed it into): once is enough
     }
+    long before = l.last.heapBytes() + (l.highest == null ? 0 : l.highest.heapBytes());
     // Whichever is earlier, only the highest time of the earlier ones may still matter.
     Numbered earlier = offset > lastOffset ? l.last : n;
     if (offset > lastOffset) {
@@ -87,6 +96,12 @@ final class LatestChanges {
     }
     Numbered highest = l.highest == null || later(earlier, l.highest) ? earlier : l.highest;
     l.highest = later(highest, l.last) ? highest : null;
+    heapBytes += l.last.heapBytes() + (l.highest == null ? 0 : l.highest.heapBytes()) - before;
+  }
+
+  /** What the changes kept so far hold on the heap, estimated: what a follow counts in the worker's buffer budget. */
+  long heapBytes() {
+    return heapBytes;
   }
 
   /** Whether {@code a}'s source time is above {@code b}'s (an unknown time is below every known one). */

@@ -126,4 +126,13 @@ public interface TableDelivery {
 
   /** What the buffered events hold on the heap, estimated. */
   long bufferedHeapBytes();
+
+  /**
+   * What this table's delivery holds on the heap besides its buffer, estimated: the changes a
+   * kept current-state table's follow holds while it runs. Reading leaves room for it within
+   * {@code delivery.max_buffer_bytes}; a flush does not lower it, the follow's end does.
+   */
+  default long heldHeapBytes() {
+    return 0;
+  }
 }

@@ -164,6 +164,38 @@ class CurrentStateTableTest {
   }
 
   /**
+   * A step also ends once its changes take more heap than allowed (wide rows), at the next file it
+   * may end at; while it runs, what it holds is shown for the worker's buffer budget, and nothing
+   * once it is done.
+   */
+  @Test
+  void aCatchUpAlsoCommitsInStepsByTheHeapItsChangesTakeAndShowsWhatItHolds() {
+    ChangelogDelivery plain = new ChangelogDelivery(subscription(KEY), new DeltaTable(engine, storage.tableLocation("t_APPEND")),
+        context);
+    Map<Long, String> expected = new TreeMap<>();
+    for (int flush = 0; flush < 4; flush++) {
+      for (int i = 0; i < 3; i++) {
+        long id = flush * 3L + i;
+        plain.accept(change(0, id, Operation.CREATE, 10, id, "v" + id));
+        expected.put(id, "v" + id);
+      }
+      plain.flush();
+    }
+    List<Long> heldAtCommits = new java.util.ArrayList<>();
+    CurrentStateTable[] t = new CurrentStateTable[1];
+    t[0] = new CurrentStateTable("t", new DeltaTable(engine, storage.tableLocation("t_APPEND")),
+        new DeltaTable(engine, storage.tableLocation("t")), KEY, (table, step) -> heldAtCommits.add(t[0].heldHeapBytes()),
+        Clock.systemUTC());
+    t[0].maxBytesPerCommit = 1; // every file's changes are more than that
+    assertTrue(t[0].follow());
+    assertEquals(expected, kept());
+    assertEquals(4, t[0].commits(), "one commit per flush's file (the rows alone would allow one): " + t[0].commits());
+    assertEquals(4, heldAtCommits.size());
+    assertTrue(heldAtCommits.stream().allMatch(b -> b > 3 * 100), "three changes and what the merge builds on them: " + heldAtCommits);
+    assertEquals(0, t[0].heldHeapBytes(), "nothing held between follows");
+  }
+
+  /**
    * A catch-up reads the changelog's files with its latest columns: a file written before the
    * changelog gained a column reads it as null (the view shows null there too), and the rows
    * change into the same events whichever file they come from.

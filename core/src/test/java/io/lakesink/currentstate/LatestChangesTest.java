@@ -64,4 +64,24 @@ class LatestChangesTest {
         backfill2, change(0, 2, 12L, 1), noKey, ChangeEvent.truncate(new SourcePosition("t", 0, 3), 13L, 0)));
     assertEquals(List.of("backfill 1", "truncate", "backfill 2", "p0@2", "no key", "truncate"), names(latest.changes()));
   }
+
+  /**
+   * What a follow counts in the worker's buffer budget: the estimate of the changes it keeps,
+   * moved as later changes replace earlier ones, plus an entry per key.
+   */
+  @Test
+  void itsHeapEstimateIsThatOfTheChangesItKeeps() {
+    java.util.Random random = new java.util.Random(11);
+    LatestChanges latest = new LatestChanges(List.of("id"));
+    java.util.Set<String> keys = new java.util.HashSet<>();
+    for (int i = 0; i < 2_000; i++) {
+      int partition = random.nextInt(3);
+      long id = random.nextInt(300);
+      keys.add(partition + "/" + id);
+      // Offsets out of order sometimes (a packed file read late), times that go back: every branch of the reduction.
+      latest.add(change(partition, random.nextInt(5_000), (long) random.nextInt(100), id));
+      long kept = latest.changes().stream().mapToLong(io.lakesink.event.HeapEstimate::of).sum();
+      assertEquals(kept + 80L * keys.size(), latest.heapBytes(), "after " + (i + 1) + " changes");
+    }
+  }
 }

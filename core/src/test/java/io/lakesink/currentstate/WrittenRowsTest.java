@@ -122,6 +122,7 @@ class WrittenRowsTest {
       assertTrue(reading.follow());
     }
     assertEquals(0, kept.progress().lagVersions());
+    assertEquals(0, d.heldHeapBytes(), "the delivery shows no follow holding changes once they are done");
     assertTrue(handed >= 10, "most commits applied from the rows handed over: " + handed);
     assertTrue(read >= 2, "the commits with a key UTF-8 cannot carry were read back: " + read);
     List<Map<String, Object>> fromMemory = rows(kept.table());

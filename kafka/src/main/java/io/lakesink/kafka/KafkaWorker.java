@@ -572,7 +572,8 @@ public final class KafkaWorker implements AutoCloseable {
    * Keeps all buffers together within {@link #maxBufferBytes}, events in flight included: starts
    * flushes of the largest first (a table whose flushes are failing is left alone, it is retried
    * on its own schedule; one with a flush in flight waits for it), and when that does not make
-   * room at once, pauses every partition until flushes get through. Reading resumes
+   * room at once, pauses every partition until flushes get through (or a kept table's follow,
+   * whose changes count too, ends). Reading resumes
    * below 80 % of the budget, so the worker does not flap at the limit.
    */
   private void keepWithinBudget() {
@@ -608,7 +609,8 @@ public final class KafkaWorker implements AutoCloseable {
       // Catching up a backlog, the budget is routinely reached while a flush is being written:
       // back-pressure, not a fault, and it comes and goes with every batch. Only a pause that
       // flushes cannot end on their own (failing, or none running) is worth a warning.
-      backPressureOnly = byTopic.values().stream().anyMatch(d -> d.flushing() || d.heldByMaintenance())
+      backPressureOnly = byTopic.values().stream()
+          .anyMatch(d -> d.flushing() || d.heldByMaintenance() || d.heldHeapBytes() > 0)
           && consumer.assignment().stream().noneMatch(tp -> pauses.has(tp, Reason.FLUSH_FAILING));
       if (backPressureOnly) {
         log.debug("Buffers hold {} bytes, over the budget of {} (delivery.max_buffer_bytes): reading waits for the flushes"
@@ -620,10 +622,11 @@ public final class KafkaWorker implements AutoCloseable {
     }
   }
 
+  /** What all tables' buffers hold, and what their kept tables' follows hold beside them. */
   private long bufferedHeapBytes() {
     long total = 0;
     for (TableDelivery d : byTopic.values()) {
-      total += d.bufferedHeapBytes();
+      total += d.bufferedHeapBytes() + d.heldHeapBytes();
     }
     return total;
   }
