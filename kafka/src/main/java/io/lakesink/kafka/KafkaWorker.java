@@ -590,10 +590,13 @@ public final class KafkaWorker implements AutoCloseable {
       }
       return;
     }
+    // What follows hold is not flushed away: flushing early for it would only cut the buffers into
+    // more, smaller commits (and more follows); reading waits for the follow instead (below).
+    long held = heldHeapBytes();
     List<TableDelivery> largestFirst = new ArrayList<>(byTopic.values());
     largestFirst.sort((a, b) -> Long.compare(b.bufferedHeapBytes(), a.bufferedHeapBytes()));
     for (TableDelivery d : largestFirst) {
-      if (total <= maxBufferBytes / 10 * 8 || d.bufferedHeapBytes() == 0) {
+      if (total - held <= maxBufferBytes / 10 * 8 || d.bufferedHeapBytes() == 0) {
         break;
       }
       if (!d.flushing() && assigned(d).stream().noneMatch(tp -> pauses.has(tp, Reason.FLUSH_FAILING))) {
@@ -620,6 +623,15 @@ public final class KafkaWorker implements AutoCloseable {
             + " reading pauses until they can", total, maxBufferBytes);
       }
     }
+  }
+
+  /** What the kept tables' follows hold beside the buffers. */
+  private long heldHeapBytes() {
+    long total = 0;
+    for (TableDelivery d : byTopic.values()) {
+      total += d.heldHeapBytes();
+    }
+    return total;
   }
 
   /** What all tables' buffers hold, and what their kept tables' follows hold beside them. */
