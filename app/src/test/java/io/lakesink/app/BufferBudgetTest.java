@@ -3,6 +3,10 @@ package io.lakesink.app;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lakesink.delta.DeltaTable;
+import io.lakesink.delta.DeltaTableReader;
+import io.lakesink.delta.KernelEngine;
+import io.lakesink.storage.TableStorage;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -35,5 +39,47 @@ class BufferBudgetTest {
     List<Map<String, Object>> rows = w.rows("t");
     ChangelogEndToEndTest.assertNoDuplicatePositions(rows);
     assertEquals(3000, rows.size());
+  }
+
+  /**
+   * A kept current-state table's follow counts in the budget, and with a budget smaller than one
+   * follow's changes reading waits for each follow to end: the worker must still get through every
+   * event, the changelog and the kept table exact (a pause a follow never lifted would hang here).
+   */
+  @Test
+  void aFollowHoldingMoreThanTheBudgetMakesReadingWaitAndEverythingArrives() {
+    String topic = SharedKafka.newTopic("budget-kept", 1);
+    int keys = 500;
+    try (KafkaProducer<byte[], byte[]> p = SharedKafka.producer()) {
+      for (int i = 0; i < 3000; i++) {
+        long id = i % keys;
+        String op = i < keys ? "c" : i % 7 == 0 ? "d" : "u";
+        SharedKafka.send(p, topic, 0, "{\"id\":" + id + "}", ChangelogEndToEndTest.envelope(op, id, "name-" + i, i));
+      }
+      p.flush();
+    }
+    WorkerHarness w = new WorkerHarness(data)
+        .subscribe("- {topic: " + topic + ", table: t, primary_key: [id], current_state: {object: table}}");
+    w.delivery = "  flush_interval: 1h\n  flush_rows: 400\n  flush_bytes: 1GB\n  max_buffer_bytes: 64KB\n";
+    w.kafkaExtra = "  properties:\n    max.poll.records: \"100\"\n";
+    assertEquals(0, w.runToEnd());
+    List<Map<String, Object>> changelog = w.rows("t");
+    ChangelogEndToEndTest.assertNoDuplicatePositions(changelog);
+    assertEquals(3000, changelog.size());
+    // The kept table: each key's last event, the deleted ones absent.
+    Map<Object, String> expected = new java.util.TreeMap<>();
+    for (int i = 0; i < 3000; i++) {
+      long id = i % keys;
+      if (i >= keys && i % 7 == 0) {
+        expected.remove(id);
+      } else {
+        expected.put(id, "name-" + i);
+      }
+    }
+    Map<Object, String> kept = new java.util.TreeMap<>();
+    TableStorage storage = Pipeline.storage(w.config().storage());
+    DeltaTableReader.readAll(new DeltaTable(KernelEngine.create(storage), storage.tableLocation("t")))
+        .forEach(r -> kept.put(Long.parseLong(String.valueOf(r.get("id"))), String.valueOf(r.get("name"))));
+    assertEquals(expected, kept);
   }
 }

@@ -143,14 +143,19 @@ public final class CurrentStateFollower implements StepGate {
   }
 
   /**
-   * Lets the follows asked for so far finish, up to {@code timeout}, then starts no more. A follow
-   * still running after that is abandoned: it ends on its own thread, and its commit, if it lands,
-   * is fenced like any other; the next start of the worker catches the table up from its log.
+   * Lets the follows asked for so far finish, up to {@code timeout}, then starts no more. No
+   * optimize step of the table starts any more (the worker's loop has ended), so a follow waiting
+   * for a step's turn starts now, and one held by a step that runs starts when the step ends: a
+   * worker stopping at the end of its input leaves the table current. A follow still running after
+   * the timeout is abandoned: it ends on its own thread, and its commit, if it lands, is fenced like
+   * any other; the next start of the worker catches the table up from its log.
    *
    * @return whether no follow was running or pending when it stopped
    */
   public synchronized boolean stop(Duration timeout) {
-    boolean idle = awaitIdle(timeout);
+    stepWaiting = false;
+    startIfDue();
+    boolean idle = awaitUntil(() -> !running && !(pending && !paused), timeout);
     stopped = true;
     if (!idle) {
       log.info("A follow of the current-state table {} is still running at stop; the next start catches the table up",
@@ -166,8 +171,13 @@ public final class CurrentStateFollower implements StepGate {
    * @return whether that happened in time
    */
   public synchronized boolean awaitIdle(Duration timeout) {
+    return awaitUntil(() -> !running && !(pending && !held && !stepWaiting && !paused && !stopped), timeout);
+  }
+
+  /** Waits, holding this object's monitor between checks, until {@code done}, up to {@code timeout}. */
+  private boolean awaitUntil(java.util.function.BooleanSupplier done, Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
-    while (running || pending && !held && !stepWaiting && !paused && !stopped) {
+    while (!done.getAsBoolean()) {
       long left = deadline - System.nanoTime();
       if (left <= 0) {
         return false;

@@ -254,4 +254,47 @@ class CurrentStateFollowerTest {
     assertFalse(progress(d).lagVersions() > 0, "the table reflects the last flush: " + progress(d));
     assertEquals(view(), kept());
   }
+
+  /**
+   * An optimize step of the kept table holds the follower when the last flush commits: the stop
+   * waits for the step to end, then for that follow, so a worker stopping at the end of its input
+   * leaves the table current (the stop used to count a held follow as done and leave it behind).
+   */
+  @Test
+  void theWorkerWaitsAtStopForAFollowHeldByAnOptimizeStep() throws InterruptedException {
+    ChangelogDelivery d = delivery();
+    commit(d, 0, Operation.CREATE, 1, "a");
+    followed(d);
+    CurrentStateFollower follower = d.keptFollower().orElseThrow();
+    assertTrue(follower.tryHold(), "a step holds the table");
+    commit(d, 1, Operation.CREATE, 2, "b"); // its follow waits for the step
+    Thread stopping = new Thread(() -> d.settle(WAIT));
+    stopping.start();
+    // The step ends once the stop waits (or has returned, which is what the test catches).
+    while (stopping.isAlive() && stopping.getState() != Thread.State.TIMED_WAITING) {
+      Thread.onSpinWait();
+    }
+    follower.release();
+    stopping.join();
+    assertEquals(0, progress(d).lagVersions(), "the held follow ran before the stop: " + progress(d));
+    assertEquals(view(), kept());
+  }
+
+  /** A step that asked for its turn while a follow ran does not start after the stop: the follow waiting behind it runs. */
+  @Test
+  void theWorkerWaitsAtStopForAFollowBehindAStepThatWillNotStart() {
+    ChangelogDelivery d = delivery();
+    commit(d, 0, Operation.CREATE, 1, "a");
+    followed(d);
+    hold.add(follows.get() + 1);
+    commit(d, 1, Operation.CREATE, 2, "b");
+    await(held); // a follow runs, held at its commit
+    CurrentStateFollower follower = d.keptFollower().orElseThrow();
+    assertFalse(follower.tryHold(), "the step waits for the follow that runs, and goes next");
+    commit(d, 2, Operation.UPDATE, 1, "a2"); // its follow waits behind the step
+    open.countDown();
+    d.settle(WAIT);
+    assertEquals(0, progress(d).lagVersions(), "the follow behind the step ran: " + progress(d));
+    assertEquals(view(), kept());
+  }
 }
