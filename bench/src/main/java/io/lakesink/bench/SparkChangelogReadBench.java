@@ -51,7 +51,7 @@ public final class SparkChangelogReadBench {
     Properties r = new Properties();
     r.setProperty("repeat", String.valueOf(repeat));
 
-    SparkSession spark = SparkSession.builder()
+    SparkSession.Builder builder = SparkSession.builder()
         .appName("lakesink-changelog-read-bench")
         .master("local[2]")
         .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
@@ -59,9 +59,18 @@ public final class SparkChangelogReadBench {
         .config("spark.ui.enabled", "false")
         .config("spark.driver.host", "127.0.0.1")
         .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.sql.session.timeZone", "UTC")
-        .getOrCreate();
-    r.setProperty("spark_conf", "Spark " + spark.version() + " + delta-spark (local[2], default settings)");
+        .config("spark.sql.session.timeZone", "UTC");
+    // --snapshot-partitions: the shuffle partitions Delta replays a table's log into. Its default
+    // (50) is sized for a cluster; on two local cores those 50 tasks are most of a cold query on
+    // any table, however small, so a run can set it to the machine's cores (every table alike).
+    String snapshotPartitions = o.get("snapshot-partitions");
+    if (snapshotPartitions != null) {
+      builder.config("spark.databricks.delta.snapshotPartitions", snapshotPartitions);
+    }
+    SparkSession spark = builder.getOrCreate();
+    r.setProperty("spark_conf", "Spark " + spark.version() + " + delta-spark (local[2], "
+        + (snapshotPartitions == null ? "default settings)" : "spark.databricks.delta.snapshotPartitions=" + snapshotPartitions
+        + ", otherwise default settings)"));
 
     // --tables: some of them only (small, the view's reference, always).
     List<String> tables = o.containsKey("tables")
