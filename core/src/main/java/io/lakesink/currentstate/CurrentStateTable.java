@@ -217,6 +217,10 @@ public final class CurrentStateTable {
       Map<String, Long> stored = target.transactionVersions(List.of(APP_ID, TRUNCATE_TS, TRUNCATE_PARTITION, TRUNCATE_OFFSET));
       reflected = stored.getOrDefault(APP_ID, -1L);
       truncatedAt = truncate(stored);
+      if (reflected != writtenReflects) {
+        // Changes applied by another writer (or none by this object yet): their deletes are not known here.
+        application.forgetKnownDeletes();
+      }
     }
     if (reflected >= latest) {
       written.forgetThrough(reflected);
@@ -304,6 +308,11 @@ public final class CurrentStateTable {
    */
   public long heldHeapBytes() {
     return heldHeapBytes;
+  }
+
+  /** Keys whose delete history the follows answered from what they learnt, without reading the changelog. */
+  long deleteLookupsAnswered() {
+    return application.deleteLookupsAnswered();
   }
 
   /** Rows handed over and not applied yet. */

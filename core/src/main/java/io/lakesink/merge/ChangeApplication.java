@@ -42,6 +42,8 @@ public final class ChangeApplication {
   private KeyFilters changelogFilters;
   private String changelogFiltersAt = "";
   /** Changelog files the last application read for deletes; target files it read. */
+  /** The changelog's deletes learnt so far, for the life of this object (the worker's). */
+  private final KnownDeletes known = new KnownDeletes();
   private int changelogFilesRead;
   private int changelogFilesSkipped;
   private int targetFilesRead;
@@ -103,11 +105,12 @@ public final class ChangeApplication {
     AppendRequest request = new AppendRequest(layout.columns(), List.of(), Map.of(), List.of(), offsets.apply(floor), properties);
     DeltaTable.PendingWrite pending = target.begin(request);
     ChangelogDeletes deletes = new ChangelogDeletes(changelog, changelogFiles, changelogFilters(changelog));
+    DeleteHistory history = known.before(deletes);
     List<TableFile> files = target.files();
     TableMerge merge = files.isEmpty()
-        ? TableMerge.merge(null, pending, files, layout, batch, deletes, false, cut.at(), null, null)
+        ? TableMerge.merge(null, pending, files, layout, batch, history, false, cut.at(), null, null)
         : TableMerge.merge(target.positionedReader(layout.columns(), TableMerge.columnsRead(batch)), pending, files, layout,
-            batch, deletes, target.deletionVectorsEnabled(), cut.at(), keyFilters(), null);
+            batch, history, target.deletionVectorsEnabled(), cut.at(), keyFilters(), null);
     pending.write(merge.rows);
     changelogFilesRead = deletes.filesRead;
     changelogFilesSkipped = deletes.filesSkippedByFilter;
@@ -115,7 +118,22 @@ public final class ChangeApplication {
     // Planned from what the table held: a commit that lost a race is planned again, never moved.
     DeltaTable.PreparedAppend prepared = pending.prepare(merge.rewritten).withoutRebase();
     beforeCommit.run();
-    return new Applied(target.commit(prepared), floor);
+    long version = target.commit(prepared);
+    merge.remember(known);
+    return new Applied(version, floor);
+  }
+
+  /**
+   * The table reflects changes this object did not apply (another worker's follow): the deletes
+   * learnt here may miss theirs, so they are looked up in the changelog again.
+   */
+  public void forgetKnownDeletes() {
+    known.forget();
+  }
+
+  /** Keys whose delete history the last applications answered without reading the changelog. */
+  public long deleteLookupsAnswered() {
+    return known.hits;
   }
 
   /** Changelog files the last application read to look up deletes. */

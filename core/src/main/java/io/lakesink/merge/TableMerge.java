@@ -47,6 +47,8 @@ final class TableMerge {
   final List<Object[]> rows = new ArrayList<>();
   final List<TableFile> rewritten = new ArrayList<>();
   private final Map<RowKey, ChangeOrder> deletes = new LinkedHashMap<>();
+  /** Of {@link #deletes}, the keys the table did not hold: a delete ranked above the one known. */
+  private final Set<RowKey> deletedAbsent = new HashSet<>();
   private final Set<RowKey> written = new HashSet<>();
   int filesRead;
   /** The on-disk size of the files read (of which only the key and ordering columns are read). */
@@ -232,6 +234,9 @@ final class TableMerge {
       MergeBatch.Win win = found.contains(key) ? null : changes.over(deletedAt.get(key), batch.floor);
       if (win != null) {
         applied(List.of(key), win, rows, deletes, inserted, ranks);
+        if (win.change().deletes()) {
+          deletedAbsent.add(key);
+        }
       }
     });
     order.sort(rows);
@@ -347,6 +352,11 @@ final class TableMerge {
   void remember(DeletedKeys deleted) {
     deletes.forEach(deleted::deleted);
     written.forEach(deleted::reinserted);
+  }
+
+  /** Once committed: the deletes are folded into what a kept table knows of its changelog's deletes. */
+  void remember(KnownDeletes known) {
+    deletes.forEach((key, at) -> known.deleted(key, at, !deletedAbsent.contains(key)));
   }
 
   /** Where a stored row ranks, from its ordering columns (null when it predates them). */

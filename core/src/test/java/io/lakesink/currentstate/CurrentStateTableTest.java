@@ -117,6 +117,36 @@ class CurrentStateTableTest {
     assertEquals(Map.of(1L, "again", 2L, "b2"), kept());
   }
 
+  /**
+   * A follower remembers where the deletes it learnt of rank, instead of reading the changelog's
+   * history again for each key it re-inserts; a delete applied by another worker's follow is not
+   * among them, so a follower that finds the table moved on by another writer forgets them and
+   * looks up again.
+   */
+  @Test
+  void aDeleteAnotherWorkerAppliedIsLookedUpAgainNotTakenFromWhatThisFollowerRemembers() {
+    ChangelogDelivery plain = new ChangelogDelivery(subscription(KEY), new DeltaTable(engine, storage.tableLocation("t_APPEND")),
+        context);
+    CurrentStateTable a = follower();
+    CurrentStateTable b = follower();
+    deliver(plain, change(0, 0, Operation.CREATE, 10, 1, "a"));
+    assertTrue(a.follow()); // key 1 inserted: a learnt that it has no delete
+    // Key 1 moved to partition 1 and was deleted there at 30: applied by the other worker's follow.
+    deliver(plain, change(1, 0, Operation.DELETE, 30, 1, "a"));
+    assertTrue(b.follow());
+    assertEquals(Map.of(), kept());
+    // Partition 0's older update (20) is read after the delete: the view's latest change of key 1 is the delete.
+    deliver(plain, change(0, 1, Operation.UPDATE, 20, 1, "older"), change(0, 2, Operation.CREATE, 20, 2, "b"));
+    assertTrue(a.follow());
+    assertEquals(Map.of(2L, "b"), kept(), "key 1 stays deleted");
+    // Learnt now: answered without reading the changelog, and still right.
+    deliver(plain, change(0, 3, Operation.UPDATE, 25, 1, "older still"));
+    long answered = a.deleteLookupsAnswered();
+    assertTrue(a.follow());
+    assertEquals(Map.of(2L, "b"), kept());
+    assertEquals(answered + 1, a.deleteLookupsAnswered(), "key 1's delete came from what the follower learnt");
+  }
+
   @Test
   void aTruncateHoldsAcrossARestart() {
     ChangelogDelivery d = delivery();
