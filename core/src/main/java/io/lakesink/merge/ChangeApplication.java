@@ -41,9 +41,9 @@ public final class ChangeApplication {
   private boolean filtersTried;
   private KeyFilters changelogFilters;
   private String changelogFiltersAt = "";
-  /** Changelog files the last application read for deletes; target files it read. */
   /** The changelog's deletes learnt so far, for the life of this object (the worker's). */
   private final KnownDeletes known = new KnownDeletes();
+  /** Changelog files the last application read for deletes; target files it read. */
   private int changelogFilesRead;
   private int changelogFilesSkipped;
   private int targetFilesRead;
