@@ -116,7 +116,7 @@ final class ChangelogChanges {
    * was added reads null in it), and every key value one that reads back equal.
    */
   private boolean sameAsReadBack(WrittenRows.Written w) {
-    if (w.columns().size() > columns.size() || !columns.subList(0, w.columns().size()).equals(w.columns())) {
+    if (!w.alignedWith(columns)) {
       return false;
     }
     for (int k = 0; k < keySlots.length; k++) {

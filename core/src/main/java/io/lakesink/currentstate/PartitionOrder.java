@@ -67,8 +67,7 @@ final class PartitionOrder {
           row[offset] == null ? ChangelogChanges.NO_OFFSET : ((Number) row[offset]).longValue(), Math::min);
       // A file this worker just wrote: its positions are in the rows handed over, not read back.
       WrittenRows.Written w = written.peek(f.path());
-      if (w != null && columns.subList(0, Math.min(columns.size(), w.columns().size())).equals(w.columns())
-          && Math.max(partition, offset) < w.columns().size()) {
+      if (w != null && w.alignedWith(columns) && Math.max(partition, offset) < w.columns().size()) {
         w.rows().forEach(note);
       } else {
         reader.forEach(f, (row, position) -> note.accept(row));

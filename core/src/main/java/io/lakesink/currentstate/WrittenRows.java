@@ -20,7 +20,16 @@ import java.util.Map;
  */
 final class WrittenRows {
   /** The rows one changelog commit wrote into its only data file, with the columns they are aligned with. */
-  record Written(long version, List<Column> columns, List<Object[]> rows) {}
+  record Written(long version, List<Column> columns, List<Object[]> rows) {
+    /**
+     * Whether these rows line up with a row read from the changelog with {@code now}, its columns
+     * now: theirs are a prefix of them (columns are only ever added at the end; a row written
+     * before one was added reads null in it).
+     */
+    boolean alignedWith(List<Column> now) {
+      return columns.size() <= now.size() && now.subList(0, columns.size()).equals(columns);
+    }
+  }
 
   private final long maxRows;
   /** By data file path (as the changelog's log spells it), oldest commit first. */
