@@ -7,9 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lakesink.changelog.ChangelogColumns;
+import io.lakesink.delivery.DeliveryContext;
 import io.lakesink.delivery.DeliveryState;
 import io.lakesink.delivery.SourcePartition;
 import io.lakesink.kafka.WorkerResult;
+import io.lakesink.quarantine.QuarantineStore;
+import io.lakesink.storage.LocalStorage;
+import io.lakesink.storage.TableStorage;
 import io.lakesink.view.CurrentState;
 import java.math.BigDecimal;
 import java.nio.file.Path;
@@ -27,6 +31,8 @@ import java.util.Set;
 import java.util.TreeMap;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -177,6 +183,52 @@ class ChangelogEndToEndTest {
     assertNull(delete.get("name"));
     assertEquals(20L, delete.get("__ts_ms"));
     assertEquals(List.of(), CurrentState.collapse(rows, List.of("id"), true));
+  }
+
+  /**
+   * A delete and its tombstone read in different polls, the delete's batch taken before the
+   * tombstone came: the tombstone's position is committed on its own once as old as the flush
+   * interval, so while the worker runs, with nothing after it, the table's stored offset and the
+   * group's committed offset (what lag monitors read) reach the partition's end.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"changelog", "merge"})
+  void aTombstoneReadAfterItsDeletesCommitMovesTheOffsetsToTheEnd(String mode) throws Exception {
+    String topic = SharedKafka.newTopic("split", 1);
+    try (KafkaProducer<byte[], byte[]> producer = SharedKafka.producer()) {
+      SharedKafka.send(producer, topic, 0, "{\"id\":1}", envelope("c", 1, "a", 10));
+      SharedKafka.send(producer, topic, 0, "{\"id\":2}", envelope("c", 2, "b", 11));
+      SharedKafka.send(producer, topic, 0, "{\"id\":1}", envelope("d", 1, "a", 12));
+      SharedKafka.send(producer, topic, 0, "{\"id\":1}", null);
+      producer.flush();
+    }
+    WorkerHarness w = new WorkerHarness(data)
+        .subscribe("- {topic: " + topic + ", table: t, mode: " + mode + ", primary_key: [id]}");
+    // One record per poll and a batch of three: the delete's batch is taken before its tombstone is read.
+    w.delivery = "  flush_interval: 1s\n  flush_rows: 3\n";
+    w.kafkaExtra = "  properties:\n    max.poll.records: \"1\"\n";
+    try (TableStorage storage = new LocalStorage(data, "lakesink")) {
+      RebalanceTest.RunningWorker worker = new RebalanceTest.RunningWorker(Pipeline.worker(w.config(), storage,
+          DeliveryContext.of(w.config().delivery(), new QuarantineStore(storage))));
+      try {
+        SourcePartition p0 = new SourcePartition(topic, 0);
+        RebalanceTest.awaitCondition(() -> Long.valueOf(4).equals(w.storedOffsets("t", topic, 1).get(p0)),
+            "the table stores the offset after the tombstone");
+        RebalanceTest.awaitCondition(() -> groupOffset(w, topic) == 4, "the group's offset is after the tombstone");
+      } finally {
+        worker.stop();
+      }
+    }
+    List<Map<String, Object>> rows = w.rows("t");
+    assertEquals(mode.equals("merge") ? 1 : 3, rows.size(), "no row for the tombstone: " + rows);
+  }
+
+  private static long groupOffset(WorkerHarness w, String topic) {
+    try {
+      return w.groupOffsets(topic).getOrDefault(0, -1L);
+    } catch (Exception e) {
+      return -1;
+    }
   }
 
   static void assertNoDuplicatePositions(List<Map<String, Object>> rows) {

@@ -246,6 +246,9 @@ class RebalanceTest {
     long deadline = System.nanoTime() + Duration.ofSeconds(240).toNanos();
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() > deadline) {
+        // A stall that happens once in many runs leaves no other evidence: print where every
+        // thread is (workers, writers, followers, the Kafka clients) before failing.
+        printThreads();
         throw new AssertionError("timed out waiting: " + what);
       }
       try {
@@ -254,6 +257,21 @@ class RebalanceTest {
         throw new AssertionError(e);
       }
     }
+  }
+
+  static void printThreads() {
+    StringBuilder dump = new StringBuilder("Threads at the timeout:\n");
+    for (var info : java.lang.management.ManagementFactory.getThreadMXBean().dumpAllThreads(true, true)) {
+      dump.append('"').append(info.getThreadName()).append("\" ").append(info.getThreadState());
+      if (info.getLockName() != null) {
+        dump.append(" on ").append(info.getLockName()).append(" held by ").append(info.getLockOwnerName());
+      }
+      dump.append('\n');
+      for (StackTraceElement e : info.getStackTrace()) {
+        dump.append("    at ").append(e).append('\n');
+      }
+    }
+    System.out.println(dump);
   }
 
   static void await(CountDownLatch latch) {

@@ -235,7 +235,7 @@ public abstract class BufferedDelivery implements TableDelivery {
   @Override
   public void skip(SourcePosition position) {
     if (!alreadyStored(position)) {
-      buffer.cover(position);
+      buffer.skip(position, clock.millis());
     }
   }
 
@@ -248,7 +248,20 @@ public abstract class BufferedDelivery implements TableDelivery {
   @Override
   public boolean flushDue(long nowMillis) {
     return inFlight == null && health.delivering() && nowMillis >= retryNotBefore && !maintenance.holdsDelivery()
-        && policy.due(buffer.size(), buffer.bytes(), buffer.oldestMillis(), nowMillis);
+        && (policy.due(buffer.size(), buffer.bytes(), buffer.oldestMillis(), nowMillis)
+            || !nothingToCommit() && policy.aged(buffer.oldestMillis(), nowMillis));
+  }
+
+  /**
+   * Whether a commit now would store nothing: no events, and no positions alone either, or only
+   * on a table not created yet (a table is created from an event's columns: its first event takes
+   * them along). Positions alone (a tombstone read after its delete's batch was taken) are
+   * committed on their own once as old as the flush interval, and at a revoke or a stop: at most
+   * one small commit per interval, and the partition's stored offset (and the group's) reaches
+   * its end instead of staying one short until the partition's next event.
+   */
+  private boolean nothingToCommit() {
+    return buffer.isEmpty() && !(buffer.positionsOnly() && table.seenToExist());
   }
 
   /** The events buffered since the last flush started, oldest first. */
@@ -277,10 +290,8 @@ public abstract class BufferedDelivery implements TableDelivery {
 
   @Override
   public void startFlush(long deadlineMillis) {
-    if (inFlight != null || !health.delivering() || buffer.isEmpty() || maintenance.holdsDelivery()) {
-      // Skipped positions alone (tombstones) ride along with the next commit: re-reading a
-      // tombstone after a restart is harmless, an empty commit per tombstone is not. An optimize
-      // step holding the table is bounded: the buffer waits for it.
+    if (inFlight != null || !health.delivering() || nothingToCommit() || maintenance.holdsDelivery()) {
+      // An optimize step holding the table is bounded: the buffer waits for it.
       return;
     }
     FlushJob job = take(policy.rows());
@@ -340,14 +351,14 @@ public abstract class BufferedDelivery implements TableDelivery {
       throw new RetryableException("A flush of " + tableName() + " is still in flight; its events are retried"
           + " if it fails", null);
     }
-    if (maintenance.holdsDelivery() && !buffer.isEmpty()) {
+    if (maintenance.holdsDelivery() && !nothingToCommit()) {
       // A final flush (rebalance, shutdown) waits for an optimize step, within its deadline.
       maintenance.awaitHold(deadlineMillis - clock.millis());
       table.refresh();
     }
     // In batches of flush_rows, as beside polling: the final flush after a backlog keeps each
     // commit as large as the user chose.
-    while (health.delivering() && !buffer.isEmpty()) {
+    while (health.delivering() && !nothingToCommit()) {
       FlushJob job = take(policy.rows());
       job.run(j -> attempts.run(j, deadlineMillis));
       committed.putAll(finish());

@@ -33,7 +33,7 @@ final class EventBuffer {
   private long oldestMillis;
 
   void add(ChangeEvent event, long nowMillis) {
-    if (events.isEmpty()) {
+    if (events.isEmpty() && next.isEmpty()) {
       oldestMillis = nowMillis;
     }
     events.add(event);
@@ -54,6 +54,17 @@ final class EventBuffer {
     }
   }
 
+  /**
+   * Records that a position needing no row was read (a tombstone): a buffer of nothing else is
+   * still due, as old as its first such position ({@link #positionsOnly}).
+   */
+  void skip(SourcePosition p, long nowMillis) {
+    if (events.isEmpty() && next.isEmpty()) {
+      oldestMillis = nowMillis;
+    }
+    cover(p);
+  }
+
   /** Records that a position was read, with or without a row. */
   void cover(SourcePosition p) {
     SourcePartition partition = keys.of(p);
@@ -71,8 +82,18 @@ final class EventBuffer {
     return events;
   }
 
+  /** No events (there may still be {@link #positionsOnly positions} to commit). */
   boolean isEmpty() {
     return events.isEmpty();
+  }
+
+  /**
+   * No events, but positions read that need no row: a tombstone read after its delete's batch
+   * was taken. Committed on their own once due, or the partition's stored offset (and the group's
+   * committed offset, which lag monitors read) would stay one short until its next event.
+   */
+  boolean positionsOnly() {
+    return events.isEmpty() && !next.isEmpty();
   }
 
   int size() {
@@ -158,9 +179,7 @@ final class EventBuffer {
         mine.value = Math.max(mine.value, n.value);
       }
     });
-    if (!earlier.events.isEmpty()) {
-      oldestMillis = earlier.oldestMillis;
-    }
+    oldestMillis = earlier.oldestMillis; // read before anything here: events or positions only
     bytes += earlier.bytes;
     heapBytes += earlier.heapBytes;
   }

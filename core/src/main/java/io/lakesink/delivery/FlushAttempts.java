@@ -69,11 +69,11 @@ final class FlushAttempts {
           // whose outcome looked failed may have landed, another writer may have committed.
           Map<SourcePartition, Long> attempted = batch.next();
           job.dropStored(landedIn(attempted));
-          if (batch.isEmpty()) {
+          if (batch.isEmpty() && !batch.positionsOnly()) {
             batch.clear();
             return new FlushOutcome.Landed(attempted);
           }
-        } else if (batch.isEmpty()) {
+        } else if (batch.isEmpty() && !batch.positionsOnly()) {
           return new FlushOutcome.Returned(); // every partition of the batch was given up
         }
         return commit(batch);
@@ -132,7 +132,12 @@ final class FlushAttempts {
     int events = batch.size();
     long version = writer.write(List.copyOf(batch.events()), batch.offsets());
     Map<SourcePartition, Long> committed = batch.next();
-    log.info("Committed {} events to {} as version {} ({})", events, tableName, version, committed);
+    if (events == 0) {
+      log.info("Committed the positions of records without rows (tombstones) to {} as version {} ({})", tableName,
+          version, committed);
+    } else {
+      log.info("Committed {} events to {} as version {} ({})", events, tableName, version, committed);
+    }
     List<String> recordKey = List.of();
     List<ChangeEvent> written = batch.events();
     for (int i = written.size() - 1; i >= 0; i--) {

@@ -12,6 +12,11 @@ public record FlushPolicy(Duration interval, long rows, long bytes) {
     }
     return bufferedRows >= rows
         || bufferedBytes >= bytes
-        || nowMillis - oldestMillis >= interval.toMillis();
+        || aged(oldestMillis, nowMillis);
+  }
+
+  /** Whether what was read first at {@code oldestMillis} has waited a whole flush interval. */
+  public boolean aged(long oldestMillis, long nowMillis) {
+    return nowMillis - oldestMillis >= interval.toMillis();
   }
 }

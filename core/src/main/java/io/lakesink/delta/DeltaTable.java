@@ -163,6 +163,15 @@ public final class DeltaTable {
   public void forgetIdentity() {
     tableId = null;
     snapshot = null;
+    lastSeenVersion = -1;
+  }
+
+  /**
+   * Whether this object has seen the table exist (it loaded or committed a version), known without
+   * reading the log: what a caller asks on every poll.
+   */
+  public boolean seenToExist() {
+    return lastSeenVersion >= 0;
   }
 
   /**

@@ -89,6 +89,23 @@ class ChangelogDeliveryTest {
   }
 
   /**
+   * A tombstone read after its delete's batch was taken: its position alone is committed at the
+   * next flush (here a stop's), adding no row, so the stored offset reaches the partition's end.
+   */
+  @Test
+  void aTombstoneReadAfterItsDeleteWasCommittedIsCommittedWithoutARow() {
+    ChangelogDelivery d = delivery(table());
+    SourcePartition p1 = new SourcePartition("db.orders", 1);
+    d.accept(event("db.orders", 1, 7, Operation.DELETE, 2000L, row("id", 2L, "status", "old")));
+    assertEquals(Map.of(p1, 8L), d.flush());
+    d.skip(new SourcePosition("db.orders", 1, 8));
+    assertEquals(Map.of(p1, 9L), d.flush());
+    assertEquals(2, table().version(), "one commit for the position");
+    assertEquals(1, DeltaTableReader.readAll(table()).size(), "no row for the tombstone");
+    assertEquals(Map.of(p1, 9L), delivery(table()).storedOffsets(List.of(p1)));
+  }
+
+  /**
    * The issue's case in changelog mode: inserts, a truncate, then inserts. The truncate is a row
    * of its own (__op 't', deleted, no source values) and the view's rules over the changelog give
    * what the source holds: [3, 101, 102].

@@ -117,6 +117,21 @@ class CurrentStateTableTest {
     assertEquals(Map.of(1L, "again", 2L, "b2"), kept());
   }
 
+  /** A commit of a tombstone's position alone is followed like any other: the table stays current, its rows unchanged. */
+  @Test
+  void aCommitOfPositionsAloneLeavesTheKeptTableCurrent() {
+    ChangelogDelivery d = delivery();
+    deliver(d, change(0, 0, Operation.CREATE, 10, 1, "a"), change(0, 1, Operation.DELETE, 20, 1, "a"),
+        change(0, 2, Operation.CREATE, 20, 2, "b"));
+    d.skip(new io.lakesink.error.SourcePosition("t", 0, 3));
+    assertEquals(Map.of(new io.lakesink.delivery.SourcePartition("t", 0), 4L), d.flush());
+    followed(d);
+    maintain(d);
+    CurrentStateTable.Progress progress = d.keptFollower().orElseThrow().table().progress();
+    assertEquals(0, progress.lagVersions(), "the kept table reflects the commit of the position: " + progress);
+    assertEquals(Map.of(2L, "b"), kept());
+  }
+
   /**
    * A follower remembers where the deletes it learnt of rank, instead of reading the changelog's
    * history again for each key it re-inserts; a delete applied by another worker's follow is not

@@ -3,6 +3,8 @@ package io.lakesink.delivery;
 import static io.lakesink.testing.Events.event;
 import static io.lakesink.testing.Events.row;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lakesink.error.SourcePosition;
 import io.lakesink.event.ChangeEvent;
@@ -51,6 +53,34 @@ class EventBufferTest {
     assertEquals(Map.of("lakesink/t/0", 13L, "lakesink/t/1", 6L), buffer.offsets().from());
     assertEquals(1, batch.oldestMillis());
     assertEquals(1, buffer.oldestMillis(), "the rest stays as due as the buffer it came from");
+  }
+
+  /**
+   * Positions alone (a tombstone read after its delete's batch was taken) make a buffer with
+   * something to commit, as old as the first of them; an event read after them does not make it
+   * younger, and a failed batch put back in front keeps its own age.
+   */
+  @Test
+  void positionsAloneAreDueFromTheFirstOfThem() {
+    EventBuffer buffer = new EventBuffer();
+    assertFalse(buffer.positionsOnly(), "nothing read");
+    buffer.skip(new SourcePosition("t", 0, 7), 100);
+    buffer.skip(new SourcePosition("t", 1, 3), 200);
+    assertTrue(buffer.isEmpty());
+    assertTrue(buffer.positionsOnly());
+    assertEquals(100, buffer.oldestMillis());
+    assertEquals(Map.of(P0, 8L, P1, 4L), buffer.next());
+    buffer.add(at(0, 8), 300);
+    assertFalse(buffer.positionsOnly());
+    assertEquals(100, buffer.oldestMillis(), "as old as the first position it must commit");
+
+    EventBuffer later = new EventBuffer();
+    later.add(at(0, 20), 500);
+    EventBuffer failed = new EventBuffer();
+    failed.skip(new SourcePosition("t", 0, 19), 400);
+    later.prepend(failed);
+    assertEquals(400, later.oldestMillis(), "the batch put back was read first");
+    assertEquals(Map.of("lakesink/t/0", 19L), later.offsets().from());
   }
 
   @Test

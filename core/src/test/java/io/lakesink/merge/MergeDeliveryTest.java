@@ -13,6 +13,7 @@ import io.lakesink.config.SourceFormat;
 import io.lakesink.config.Subscription;
 import io.lakesink.delivery.DeliveryContext;
 import io.lakesink.delivery.FlushPolicy;
+import io.lakesink.delivery.SourcePartition;
 import io.lakesink.delta.AppendRequest;
 import io.lakesink.delta.DeltaTable;
 import io.lakesink.delta.DeltaTableReader;
@@ -151,6 +152,39 @@ class MergeDeliveryTest {
     assertEquals("x", rows.stream().filter(r -> r.get("id").equals(5L)).findFirst().orElseThrow().get("v"));
     assertTrue(rows.stream().noneMatch(r -> r.get("id").equals(6L)));
     assertTrue(rows.stream().anyMatch(r -> r.get("id").equals(500L)));
+  }
+
+  /**
+   * A tombstone read after its delete's batch was taken (a poll or a flush_rows boundary between
+   * the two): its position alone is committed once it is as old as the flush interval, so the
+   * partition's stored offset reaches the end instead of staying one short until the next event.
+   * The rows do not change. Before the table exists, a position waits for the first event.
+   */
+  @Test
+  void aTombstoneReadAfterItsDeleteWasCommittedIsCommittedOnItsOwnOnceDue() {
+    MergeDelivery d = delivery(List.of("id"), MergeSettings.DEFAULT);
+    SourcePartition p0 = new SourcePartition("t", 0);
+    d.skip(new SourcePosition("t", 0, 0));
+    clock.now = clock.now.plusSeconds(60);
+    assertFalse(d.flushDue(clock.millis()), "no table yet: its columns come with the first event");
+    assertEquals(Map.of(), d.flush());
+    d.accept(event("t", 0, 1, Operation.CREATE, 1L, row("id", 1L, "v", "a")));
+    d.accept(event("t", 0, 2, Operation.CREATE, 1L, row("id", 2L, "v", "b")));
+    d.accept(event("t", 0, 3, Operation.DELETE, 2L, row("id", 2L, "v", "b")));
+    assertEquals(Map.of(p0, 4L), d.flush(), "the first tombstone went with the first events");
+    long version = table().version();
+
+    d.skip(new SourcePosition("t", 0, 4)); // the delete's tombstone, read in the next poll
+    clock.now = clock.now.plusSeconds(9);
+    assertFalse(d.flushDue(clock.millis()), "not before the flush interval");
+    clock.now = clock.now.plusSeconds(1);
+    assertTrue(d.flushDue(clock.millis()), "due once as old as the flush interval");
+    assertEquals(Map.of(p0, 5L), d.flush());
+    assertEquals(version + 1, table().version(), "one commit of the position");
+    List<Map<String, Object>> rows = DeltaTableReader.readAll(table());
+    assertEquals(List.of("1=a"), rows.stream().map(r -> r.get("id") + "=" + r.get("v")).toList(), "the rows do not change");
+    assertEquals(Map.of(p0, 5L), delivery(List.of("id"), MergeSettings.DEFAULT).storedOffsets(List.of(p0)));
+    assertFalse(d.flushDue(clock.millis() + 60_000), "nothing left to commit");
   }
 
   @Test
