@@ -5,7 +5,7 @@ import java.io.IOException;
 import org.apache.parquet.io.DelegatingSeekableInputStream;
 import org.apache.parquet.io.InputFile;
 
-/** One of Kernel's input files (our storage's) as parquet-mr's: what {@link IntegerColumns} opens. */
+/** One of Kernel's input files (our storage's) as parquet-mr's: what {@link PageColumns} opens. */
 final class ParquetInput implements InputFile {
   private final io.delta.kernel.defaults.engine.fileio.InputFile file;
 

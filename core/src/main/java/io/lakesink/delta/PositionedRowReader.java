@@ -13,6 +13,7 @@ import io.lakesink.event.Column;
 import io.lakesink.storage.ParsedOnceInputFile;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -35,10 +36,10 @@ public final class PositionedRowReader {
   private final List<Column> read;
   private final int[] slots;
   private final StructType schema;
-  /** Whether every column read is an {@code int} or {@code bigint}, by name in the files: {@link IntegerColumns} can read them. */
-  private final boolean integersOnly;
+  /** Whether every column read is an {@code int}, {@code bigint} or {@code string}, by name in the files: {@link PageColumns} can read them. */
+  private final boolean pageReadable;
   /**
-   * Hadoop's configuration for {@link IntegerColumns}, parsed once and only read by every lane.
+   * Hadoop's configuration for {@link PageColumns}, parsed once and only read by every lane.
    * Parquet's read options are built from it per file, not shared: they hold a codec factory whose
    * pooled decompressors are not thread-safe (two lanes closing their files at once failed in it
    * with a ConcurrentModificationException).
@@ -53,9 +54,9 @@ public final class PositionedRowReader {
    * @param wanted the columns to read, by name; those the table lacks read null
    */
   /**
-   * @param byPages whether integer columns may be read by pages ({@link IntegerColumns}): not
+   * @param byPages whether key and ordering columns may be read by pages ({@link PageColumns}): not
    *     when the table maps its columns to physical names, which only Kernel's reader resolves
-   * @param footers the table's Parquet footers read before, for {@link IntegerColumns}
+   * @param footers the table's Parquet footers read before, for {@link PageColumns}
    */
   PositionedRowReader(Engine engine, String location, List<Column> tableColumns, List<Column> layout, List<String> wanted,
       boolean byPages, ParquetFooters footers) {
@@ -75,9 +76,11 @@ public final class PositionedRowReader {
     this.read = List.copyOf(read);
     this.slots = slots.stream().mapToInt(Integer::intValue).toArray();
     this.schema = DeltaTypes.toReadStruct(read);
-    this.integersOnly = byPages && read.stream().allMatch(
-        c -> c.type().kind() == io.lakesink.event.ColumnType.Kind.INT || c.type().kind() == io.lakesink.event.ColumnType.Kind.BIGINT);
-    this.configuration = integersOnly ? ParsedOnceInputFile.parsedCopy() : null;
+    this.pageReadable = byPages && read.stream().allMatch(c -> switch (c.type().kind()) {
+      case INT, BIGINT, STRING -> true;
+      default -> false;
+    });
+    this.configuration = pageReadable ? ParsedOnceInputFile.parsedCopy() : null;
     this.footers = footers;
   }
 
@@ -119,20 +122,23 @@ public final class PositionedRowReader {
    * work; a row object and a boxed key for every row of it cost several times the decoding.
    */
   public void forEachLongKey(TableFile file, String keyColumn, LongKeyTest wants, RowSink sink) {
-    int key = -1;
-    for (int c = 0; c < read.size(); c++) {
-      if (read.get(c).name().equals(keyColumn)) {
-        key = c;
+    int k = readIndex(keyColumn);
+    if (scanPages(file, k, new KeyProbe() {
+      private long[] keys;
+
+      @Override
+      void page(PageColumns columns) {
+        keys = columns.pageValues(k);
       }
-    }
-    if (key < 0) {
-      throw new IllegalArgumentException("column " + keyColumn + " is not read");
-    }
-    int k = key;
-    if (integersOnly && engine instanceof KernelEngine.StorageEngine storage && scanIntegers(storage, file, k, wants, sink)) {
+
+      @Override
+      Object test(int i, boolean isNull) {
+        return wants.wants(isNull ? 0 : keys[i], isNull) ? AS_READ : null;
+      }
+    }, sink)) {
       return;
     }
-    boolean isInt = read.get(key).type().kind() == io.lakesink.event.ColumnType.Kind.INT;
+    boolean isInt = read.get(k).type().kind() == io.lakesink.event.ColumnType.Kind.INT;
     scan(file, (b, r, position) -> {
       ColumnVector keys = b.getColumnVector(k);
       boolean isNull = keys.isNullAt(r);
@@ -142,16 +148,96 @@ public final class PositionedRowReader {
     });
   }
 
+  /** Tests a row's string key by its UTF-8 bytes, without a {@code String} per row. */
+  @FunctionalInterface
+  public interface Utf8KeyTest {
+    /**
+     * @param utf8 holds the key's UTF-8 bytes, {@code length} of them from {@code offset}; only
+     *     valid during the call
+     * @param isNull whether the row's key is null (the bytes are then meaningless)
+     * @return the key the row read whole holds when the row is wanted (a string equal to the
+     *     bytes decoded, usually the caller's own), null when it is not
+     */
+    String wants(byte[] utf8, int offset, int length, boolean isNull);
+  }
+
   /**
-   * {@link #forEachLongKey} through {@link IntegerColumns} (every column read is an integer: the
-   * key and the ordering columns): the key column of every live row, the other columns only for
-   * the rows {@code wants}. False, having read nothing, when the file's columns are not ones it
-   * decodes: Kernel reads the file then.
+   * Like {@link #forEachLongKey} for a table keyed on one {@code string} column: each row's key is
+   * tested as the UTF-8 bytes the file holds, and only the rows {@code wants} are read whole, with
+   * the key it returns. Reading every row's key as a {@code String} through Kernel was a third of a
+   * kept table's follow, keyed on a string.
    */
-  private boolean scanIntegers(KernelEngine.StorageEngine storage, TableFile file, int k, LongKeyTest wants, RowSink sink) {
+  public void forEachStringKey(TableFile file, String keyColumn, Utf8KeyTest wants, RowSink sink) {
+    int k = readIndex(keyColumn);
+    if (scanPages(file, k, new KeyProbe() {
+      private byte[] bytes;
+      private int[] starts;
+      private int[] lengths;
+
+      @Override
+      void page(PageColumns columns) {
+        bytes = columns.pageBytes(k);
+        starts = columns.pageStarts(k);
+        lengths = columns.pageLengths(k);
+      }
+
+      @Override
+      Object test(int i, boolean isNull) {
+        return isNull ? wants.wants(null, 0, 0, true) : wants.wants(bytes, starts[i], lengths[i], false);
+      }
+    }, sink)) {
+      return;
+    }
+    scan(file, (b, r, position) -> {
+      ColumnVector keys = b.getColumnVector(k);
+      boolean isNull = keys.isNullAt(r);
+      // Strings are read as their bytes (DeltaTypes.toReadStruct): tested as they are.
+      byte[] utf8 = isNull ? null
+          : keys.getDataType() instanceof io.delta.kernel.types.BinaryType ? keys.getBinary(r) : keys.getString(r).getBytes(StandardCharsets.UTF_8);
+      String key = wants.wants(utf8, 0, isNull ? 0 : utf8.length, isNull);
+      if (key != null) {
+        Object[] row = whole(b, r, null, null);
+        row[slots[k]] = key;
+        sink.accept(row, position);
+      }
+    });
+  }
+
+  /** Where column {@code name} is among the columns read. */
+  private int readIndex(String name) {
+    for (int c = 0; c < read.size(); c++) {
+      if (read.get(c).name().equals(name)) {
+        return c;
+      }
+    }
+    throw new IllegalArgumentException("column " + name + " is not read");
+  }
+
+  /** What the key slot of a row read whole holds: the value read. */
+  private static final Object AS_READ = new Object();
+
+  /** Tests the keys of the key column's current page, one row at a time. */
+  private abstract static class KeyProbe {
+    /** Takes the key column's current page (the key column is in the file). */
+    abstract void page(PageColumns columns);
+
+    /** Row {@code i} of the current page: null when not wanted, else what the row's key slot holds ({@link #AS_READ}: as read). */
+    abstract Object test(int i, boolean isNull);
+  }
+
+  /**
+   * Reads the file through {@link PageColumns} (every column read is one it decodes): the key
+   * column of every live row, tested by {@code probe}, the other columns only for the rows it
+   * wants. False, having read nothing, when the file's columns are not ones it decodes (or the
+   * table maps its column names): Kernel reads the file then.
+   */
+  private boolean scanPages(TableFile file, int k, KeyProbe probe, RowSink sink) {
+    if (!pageReadable || !(engine instanceof KernelEngine.StorageEngine storage)) {
+      return false;
+    }
     FileStatus status = InternalScanFileUtils.getAddFileStatus(file.scanRow);
     long[] deleted = DeletionVectorFile.deletedPositions(engine, location, file);
-    try (IntegerColumns columns = IntegerColumns.open(
+    try (PageColumns columns = PageColumns.open(
         new ParquetInput(storage.fileIO().newInputFile(status.getPath(), status.getSize())), HadoopReadOptions.builder(configuration).build(), read, footers,
         ParquetFooters.key(status.getPath(), status.getSize(), status.getModificationTime()))) {
       if (columns == null) {
@@ -169,16 +255,22 @@ public final class PositionedRowReader {
           // cost as much as the test of the key.
           int i = keyInFile ? columns.seek(k, r) : 0;
           int end = keyInFile ? columns.pageRows(k) : (int) Math.min(Integer.MAX_VALUE, rows - r);
-          long[] keys = keyInFile ? columns.pageValues(k) : null;
           boolean[] nulls = keyInFile ? columns.pageNulls(k) : null;
+          if (keyInFile) {
+            probe.page(columns);
+          }
           for (; i < end; i++, r++, position++) {
             if (nextDeleted < deleted.length && deleted[nextDeleted] == position) {
               nextDeleted++;
               continue;
             }
-            boolean isNull = keys == null || (nulls != null && nulls[i]);
-            if (wants.wants(isNull ? 0 : keys[i], isNull)) {
-              sink.accept(row(columns, r), position);
+            Object key = probe.test(i, !keyInFile || (nulls != null && nulls[i]));
+            if (key != null) {
+              Object[] row = row(columns, r, key == AS_READ ? -1 : k);
+              if (key != AS_READ) {
+                row[slots[k]] = key;
+              }
+              sink.accept(row, position);
             }
           }
         }
@@ -189,19 +281,22 @@ public final class PositionedRowReader {
     }
   }
 
-  /** Row {@code r} of the row group, every column read, as a new array. */
-  private Object[] row(IntegerColumns columns, long r) throws IOException {
+  /** Row {@code r} of the row group, every column read but {@code skip} (-1: none), as a new array. */
+  private Object[] row(PageColumns columns, long r, int skip) throws IOException {
     Object[] row = new Object[width];
     for (int c = 0; c < read.size(); c++) {
-      if (!columns.isNull(c, r)) {
-        long v = columns.value(c, r);
-        row[slots[c]] = read.get(c).type().kind() == io.lakesink.event.ColumnType.Kind.INT ? (Object) (int) v : (Object) v;
+      if (c != skip && !columns.isNull(c, r)) {
+        row[slots[c]] = switch (read.get(c).type().kind()) {
+          case INT -> (Object) (int) columns.value(c, r);
+          case STRING -> columns.string(c, r);
+          default -> (Object) columns.value(c, r);
+        };
       }
     }
     return row;
   }
 
-  /** Files {@link #forEachLongKey} read by pages ({@link IntegerColumns}) rather than with Kernel. */
+  /** Files {@link #forEachLongKey} and {@link #forEachStringKey} read by pages ({@link PageColumns}) rather than with Kernel. */
   int filesReadByPages() {
     return filesReadByPages.get();
   }

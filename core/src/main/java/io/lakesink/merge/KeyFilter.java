@@ -61,6 +61,11 @@ final class KeyFilter {
     addHash(hashLong(key));
   }
 
+  /** Adds the key of one string column by its UTF-8 bytes, as {@link #add} adds {@code List.of(key)}. */
+  void addUtf8(byte[] utf8, int offset, int length) {
+    addHash(hashUtf8(utf8, offset, length));
+  }
+
   private void addHash(long h) {
     long bits = words.length * 64L;
     for (int i = 0; i < PROBES; i++) {
@@ -107,6 +112,15 @@ final class KeyFilter {
     long h = (FNV_OFFSET ^ 'i') * FNV_PRIME;
     for (int i = 0; i < 8; i++) {
       h = (h ^ ((key >>> (56 - 8 * i)) & 0xff)) * FNV_PRIME;
+    }
+    return finish((h ^ 0xff) * FNV_PRIME);
+  }
+
+  /** {@link #hash} of {@code List.of(key)} for a string key, from its UTF-8 bytes, without the string. */
+  static long hashUtf8(byte[] utf8, int offset, int length) {
+    long h = (FNV_OFFSET ^ 's') * FNV_PRIME;
+    for (int i = offset; i < offset + length; i++) {
+      h = (h ^ (utf8[i] & 0xff)) * FNV_PRIME;
     }
     return finish((h ^ 0xff) * FNV_PRIME);
   }

@@ -210,11 +210,11 @@ final class MergeBatch {
   }
 
   /**
-   * The batch's keys as strings, when they are one {@code string} column (a key from a JSON
-   * record without a schema), and where that column sits in a row; else null. A new set per
-   * call: a merge makes it once, before its lanes read.
+   * The batch's keys by their UTF-8 bytes, when they are one {@code string} column (a key from a
+   * JSON record without a schema, a UUID); else null. Made anew per call: a merge makes it once,
+   * before its lanes read.
    */
-  StringKeys stringKeys() {
+  Utf8Keys stringKeys() {
     if (keyColumns.size() != 1) {
       return null;
     }
@@ -222,25 +222,14 @@ final class MergeBatch {
     if (only.types().length != 1 || only.types()[0].kind() != ColumnType.Kind.STRING) {
       return null;
     }
-    java.util.Set<String> values = new java.util.HashSet<>(latest.size() * 2);
+    List<String> values = new ArrayList<>(latest.size());
     for (RowKey k : latest.keySet()) {
       if (!(k.values().get(0) instanceof String s)) {
         return null; // not held as a string: compared as a key
       }
       values.add(s);
     }
-    return new StringKeys(only.slots()[0], values);
-  }
-
-  /**
-   * The keys of a batch keyed on one string column: a stored row holds one of them exactly when
-   * {@link #holdsKeyOf} says so, tested without a key object (a key is never empty,
-   * {@link KeyColumns#keyOf}, and an empty string is in no set).
-   */
-  record StringKeys(int slot, java.util.Set<String> values) {
-    boolean heldBy(Object[] storedRow) {
-      return slot < storedRow.length && storedRow[slot] instanceof String s && values.contains(s);
-    }
+    return new Utf8Keys(values);
   }
 
   /** Whether a stored row holds one of the batch's keys (reading only its key columns). */

@@ -111,7 +111,7 @@ final class TableMerge {
     // key columns that changed): copy-on-write, into the rewrite of the first file that claims it.
     Set<MergeBatch.Change> claimed = Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
     // Made here, before the lanes start, and only read by them.
-    MergeBatch.StringKeys stringKeys = cut == null ? batch.stringKeys() : null;
+    Utf8Keys stringKeys = cut == null ? batch.stringKeys() : null;
     List<FileDeletes> scanned = ParallelFiles.map(candidates, LANES, file -> {
       KeyFilter building = null;
       if (filtered != null) {
@@ -264,11 +264,11 @@ final class TableMerge {
     }
 
     /**
-     * @param stringKeys the batch's keys when they are one string column (tested without a key object), or null
+     * @param stringKeys the batch's keys when they are one string column (tested as bytes, without a string), or null
      * @param building a key filter to fill with every live row's key, or null
      * @param filtered the key columns {@code building} is for
      */
-    static FileDeletes of(TableFile file, PositionedRowReader reader, MergeBatch batch, MergeBatch.StringKeys stringKeys,
+    static FileDeletes of(TableFile file, PositionedRowReader reader, MergeBatch batch, Utf8Keys stringKeys,
         Ranks ranks, KeyFilter building, KeyColumns filtered) {
       FileDeletes f = new FileDeletes(file);
       long[][] positions = {new long[16]};
@@ -304,10 +304,18 @@ final class TableMerge {
         }
       };
       // Without a truncate, a row matters only when its key is one of the batch's: the ordering
-      // columns of the others (most of the file) are never read, and a single integer key is
-      // tested without a row or a key object.
+      // columns of the others (most of the file) are never read, and a single integer or string
+      // key is tested without a row or a key object.
       LongKeySet longKeys = ranks.cuts() ? null : batch.longKeys();
-      if (longKeys != null) {
+      if (stringKeys != null) {
+        reader.forEachStringKey(file, batch.keyColumns().get(0).names().get(0), (utf8, offset, length, isNull) -> {
+          if (building != null && !isNull) {
+            building.addUtf8(utf8, offset, length);
+          }
+          f.liveRows++;
+          return isNull ? null : stringKeys.get(utf8, offset, length);
+        }, sink);
+      } else if (longKeys != null) {
         LongKeySet.Walk keysOfFile = longKeys.walk();
         reader.forEachLongKey(file, batch.keyColumns().get(0).names().get(0), (key, isNull) -> {
           if (building != null && !isNull) {
@@ -326,7 +334,7 @@ final class TableMerge {
             }
           }
           f.liveRows++;
-          return ranks.cuts() || (stringKeys != null ? stringKeys.heldBy(probe) : batch.holdsKeyOf(probe));
+          return ranks.cuts() || batch.holdsKeyOf(probe);
         }, sink);
       }
       f.positions = Arrays.copyOf(positions[0], n[0]);

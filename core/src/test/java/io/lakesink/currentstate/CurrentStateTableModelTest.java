@@ -52,7 +52,7 @@ public class CurrentStateTableModelTest {
   static final List<String> KEY = List.of("k1", "k2");
   /**
    * One string column: what a JSON topic without a schema is keyed on (every column a string).
-   * Merges and follows take their own ways for it (LatestChanges, MergeBatch.StringKeys).
+   * Merges and follows take their own ways for it (LatestChanges, Utf8Keys).
    */
   static final List<String> STRING_KEY = List.of("k2");
   /** The view's columns the table must match. */

@@ -42,6 +42,11 @@ class KeyFilterTest {
     for (long k : new long[] {0, 1, -1, 42, Long.MIN_VALUE, Long.MAX_VALUE, 1L << 40}) {
       assertEquals(KeyFilter.hash(List.of(k)), KeyFilter.hashLong(k), "the primitive path hashes as the general one: " + k);
     }
+    for (String k : new String[] {"", "a", "tenant-1", "é", "日本語", "\uD83D\uDE00 emoji", "x".repeat(300)}) {
+      byte[] utf8 = ("..." + k + "..").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      assertEquals(KeyFilter.hash(List.of(k)), KeyFilter.hashUtf8(utf8, 3, utf8.length - 5),
+          "a string key hashes from its stored UTF-8 bytes as from the string: " + k);
+    }
     assertTrue(KeyFilter.hash(List.of("ab", "c")) != KeyFilter.hash(List.of("a", "bc")));
     // Written by one worker, read by another: the hash must not depend on the JVM or its run (a
     // change of it would make every stored filter wrong: change the format version with it).

@@ -5,6 +5,7 @@ import io.lakesink.event.ColumnType;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.parquet.ParquetReadOptions;
@@ -30,28 +31,30 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 import org.apache.parquet.schema.Type;
 
 /**
- * Reads flat {@code int} and {@code bigint} columns of one Parquet file page by page, straight
- * from parquet-mr's pages: what a merge reads of every row of a file (its integer key) and of the
- * few rows its batch changes (the ordering columns).
+ * Reads flat {@code int}, {@code bigint} and {@code string} columns of one Parquet file page by
+ * page, straight from parquet-mr's pages: what a merge reads of every row of a file (its key) and
+ * of the rows its batch changes (the ordering columns).
  *
  * <p>Kernel's reader assembles every row of every requested column through parquet-mr's record
  * API and converters, and decodes a plain {@code bigint} through a stream a byte array at a time:
- * profiled, that was most of a merge's CPU per row. Here a plain page (lakesink writes no
- * dictionaries) is read from its buffer directly, other encodings through parquet-mr's value
- * readers; a column's page is only decoded when a row in it is asked for, so the ordering columns
- * of the pages without a changed row are never decompressed nor decoded.
+ * profiled, that was most of a merge's CPU per row; a string key cost a {@code String} per row
+ * besides. Here a plain page (lakesink writes no dictionaries) is read from its buffer directly,
+ * other encodings through parquet-mr's value readers; a string column's page is kept as its UTF-8
+ * bytes with each value's start and length, so a key is tested without a {@code String}. A
+ * column's page is only decoded when a row in it is asked for, so the ordering columns of the
+ * pages without a changed row are never decompressed nor decoded.
  *
  * <p>Rows come back in file order, row group after row group, as Kernel returns them: a row's
  * position in the file is the count of rows before it. A column the file lacks reads null, as
  * with Kernel. Not thread-safe: one per file read.
  */
-final class IntegerColumns implements AutoCloseable {
+final class PageColumns implements AutoCloseable {
   private final ParquetFileReader reader;
   private final Cursor[] cursors;
   private final ColumnDescriptor[] descriptors;
   private long rowGroupRows;
 
-  private IntegerColumns(ParquetFileReader reader, ColumnDescriptor[] descriptors) {
+  private PageColumns(ParquetFileReader reader, ColumnDescriptor[] descriptors) {
     this.reader = reader;
     this.descriptors = descriptors;
     this.cursors = new Cursor[descriptors.length];
@@ -66,7 +69,7 @@ final class IntegerColumns implements AutoCloseable {
    * @param footers footers read before, found under {@code footerKey} ({@link ParquetFooters#key}),
    *     where this file's is kept once read; null to read it from the file
    */
-  static IntegerColumns open(InputFile file, ParquetReadOptions options, List<Column> columns, ParquetFooters footers, String footerKey)
+  static PageColumns open(InputFile file, ParquetReadOptions options, List<Column> columns, ParquetFooters footers, String footerKey)
       throws IOException {
     ParquetMetadata known = footers == null ? null : footers.get(footerKey);
     ParquetFileReader reader;
@@ -101,7 +104,7 @@ final class IntegerColumns implements AutoCloseable {
         requested.add(descriptors[c]);
       }
       reader.setRequestedSchema(requested);
-      return new IntegerColumns(reader, descriptors);
+      return new PageColumns(reader, descriptors);
     } catch (IOException | RuntimeException e) {
       reader.close();
       throw e;
@@ -121,7 +124,7 @@ final class IntegerColumns implements AutoCloseable {
     return null;
   }
 
-  /** A flat, non-repeated INT32 column for an {@code int}, INT32 or INT64 for a {@code bigint}. */
+  /** A flat, non-repeated INT32 column for an {@code int}, INT32 or INT64 for a {@code bigint}, BINARY for a {@code string}. */
   private static boolean readable(Type field, ColumnType type) {
     if (!field.isPrimitive() || field.isRepetition(Type.Repetition.REPEATED)) {
       return false;
@@ -130,6 +133,7 @@ final class IntegerColumns implements AutoCloseable {
     return switch (type.kind()) {
       case INT -> physical == PrimitiveTypeName.INT32;
       case BIGINT -> physical == PrimitiveTypeName.INT32 || physical == PrimitiveTypeName.INT64;
+      case STRING -> physical == PrimitiveTypeName.BINARY;
       default -> false;
     };
   }
@@ -157,9 +161,16 @@ final class IntegerColumns implements AutoCloseable {
     return cursors[c] == null || cursors[c].isNull(row);
   }
 
-  /** Column {@code c} at {@code row} (not null); rows asked never go back. */
+  /** Integer column {@code c} at {@code row} (not null); rows asked never go back. */
   long value(int c, long row) throws IOException {
     return cursors[c].value(row);
+  }
+
+  /** String column {@code c} at {@code row} (not null), decoded; rows asked never go back. */
+  String string(int c, long row) throws IOException {
+    Cursor cursor = cursors[c];
+    int i = cursor.at(row);
+    return new String(cursor.bytes, cursor.starts[i], cursor.lengths[i], StandardCharsets.UTF_8);
   }
 
   /**
@@ -181,9 +192,25 @@ final class IntegerColumns implements AutoCloseable {
     return cursors[c].count;
   }
 
-  /** The current page's values by index (meaningless where null); valid until the next {@link #seek}. */
+  /** An integer column's current page's values by index (meaningless where null); valid until the next {@link #seek}. */
   long[] pageValues(int c) {
     return cursors[c].values;
+  }
+
+  /**
+   * A string column's current page's UTF-8 bytes: value {@code i} is {@link #pageLengths}{@code [i]}
+   * bytes from {@link #pageStarts}{@code [i]} (meaningless where null); valid until the next {@link #seek}.
+   */
+  byte[] pageBytes(int c) {
+    return cursors[c].bytes;
+  }
+
+  int[] pageStarts(int c) {
+    return cursors[c].starts;
+  }
+
+  int[] pageLengths(int c) {
+    return cursors[c].lengths;
   }
 
   /** The current page's nulls by index, or null when it holds none; valid until the next {@link #seek}. */
@@ -202,12 +229,17 @@ final class IntegerColumns implements AutoCloseable {
     private final PageReader pages;
     private final Dictionary dictionary;
     private final boolean int32;
+    private final boolean binary;
     private DataPage page;
     /** The row group's row at the current page's first value, and the page's rows. */
     private long first;
     private int count;
     private boolean decoded;
     private long[] values = new long[0];
+    /** A string column's page: its values' bytes, and where each value starts in them and how long it is. */
+    private byte[] bytes = new byte[0];
+    private int[] starts = new int[0];
+    private int[] lengths = new int[0];
     private boolean[] nulls = new boolean[0];
     private boolean hasNulls;
 
@@ -215,6 +247,7 @@ final class IntegerColumns implements AutoCloseable {
       this.descriptor = descriptor;
       this.pages = pages;
       this.int32 = descriptor.getPrimitiveType().getPrimitiveTypeName() == PrimitiveTypeName.INT32;
+      this.binary = descriptor.getPrimitiveType().getPrimitiveTypeName() == PrimitiveTypeName.BINARY;
       DictionaryPage d = pages.readDictionaryPage();
       this.dictionary = d == null ? null : d.getEncoding().initDictionary(descriptor, d);
     }
@@ -250,9 +283,14 @@ final class IntegerColumns implements AutoCloseable {
 
     private void decode(DataPage p) throws IOException {
       int n = p.getValueCount();
-      if (values.length < n) {
-        values = new long[n];
+      if (nulls.length < n) {
         nulls = new boolean[n];
+        if (binary) {
+          starts = new int[n];
+          lengths = new int[n];
+        } else {
+          values = new long[n];
+        }
       }
       int maxDefinition = descriptor.getMaxDefinitionLevel();
       if (p instanceof DataPageV1 v1) {
@@ -295,6 +333,10 @@ final class IntegerColumns implements AutoCloseable {
 
     /** The page's {@code present} non-null values into their rows' slots. */
     private void decodeValues(Encoding encoding, int n, int present, ByteBufferInputStream in) throws IOException {
+      if (binary) {
+        decodeStrings(encoding, n, present, in);
+        return;
+      }
       if (encoding == Encoding.PLAIN) {
         // The common case, and lakesink's own files: little-endian values one after the other.
         ByteBuffer b = in.slice(present * (int32 ? 4 : 8)).order(ByteOrder.LITTLE_ENDIAN);
@@ -318,6 +360,59 @@ final class IntegerColumns implements AutoCloseable {
           values[i] = int32 ? reader.readInteger() : reader.readLong();
         }
       }
+    }
+
+    /**
+     * A string page's values, each as its start and length in {@link #bytes}: a plain page's
+     * values are a length (four bytes, little-endian) and the bytes, one after the other; other
+     * encodings (a dictionary, another writer's) are copied out of parquet-mr's reader.
+     */
+    private void decodeStrings(Encoding encoding, int n, int present, ByteBufferInputStream in) throws IOException {
+      if (encoding == Encoding.PLAIN) {
+        // Copied out whole (one copy of the page, not one per value): the page's buffer is
+        // parquet-mr's, and other columns' pages are read while this one's values are in use.
+        int size = (int) in.available();
+        if (bytes.length < size) {
+          bytes = new byte[Math.max(size, bytes.length * 2)];
+        }
+        in.slice(size).get(bytes, 0, size);
+        int at = 0;
+        for (int i = 0; i < n; i++) {
+          if (!hasNulls || !nulls[i]) {
+            if (at + 4 > size) {
+              throw new IllegalStateException("a string value past the end of its page in " + descriptor);
+            }
+            int length = (bytes[at] & 0xff) | (bytes[at + 1] & 0xff) << 8 | (bytes[at + 2] & 0xff) << 16 | (bytes[at + 3] & 0xff) << 24;
+            if (length < 0 || at + 4 + length > size) {
+              throw new IllegalStateException("a string value past the end of its page in " + descriptor);
+            }
+            starts[i] = at + 4;
+            lengths[i] = length;
+            at += 4 + length;
+          }
+        }
+        return;
+      }
+      ValuesReader reader = encoding.usesDictionary()
+          ? encoding.getDictionaryBasedValuesReader(descriptor, ValuesType.VALUES, dictionary)
+          : encoding.getValuesReader(descriptor, ValuesType.VALUES);
+      reader.initFromPage(present, in);
+      byte[] out = bytes.length >= 16 ? bytes : new byte[1024];
+      int at = 0;
+      for (int i = 0; i < n; i++) {
+        if (!hasNulls || !nulls[i]) {
+          org.apache.parquet.io.api.Binary value = reader.readBytes();
+          int length = value.length();
+          if (at + length > out.length) {
+            out = java.util.Arrays.copyOf(out, Math.max(out.length * 2, at + length));
+          }
+          value.toByteBuffer().get(out, at, length);
+          starts[i] = at;
+          lengths[i] = length;
+          at += length;
+        }
+      }
+      bytes = out;
     }
 
     /**

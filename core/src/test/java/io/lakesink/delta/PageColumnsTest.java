@@ -29,8 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** The page reader of a merge's integer columns against Kernel's reader and against the values written. */
-class IntegerColumnsTest {
+/** The page reader of a merge's key and ordering columns against Kernel's reader and against the values written. */
+class PageColumnsTest {
   @TempDir Path dir;
 
   private static final Column ID = new Column("id", ColumnType.BIGINT);
@@ -95,6 +95,52 @@ class IntegerColumnsTest {
   }
 
   /**
+   * A table keyed on a string, with deletion vectors, null keys, multi-byte keys and a string
+   * column besides: the rows a string-key scan reads (tested by their UTF-8 bytes) are Kernel's
+   * rows with those keys, with the key the test returned, for all keys and for some.
+   */
+  @Test
+  void readsStringKeysAsKernelDoes() {
+    LocalStorage storage = new LocalStorage(dir, "");
+    DeltaTable table = new DeltaTable(KernelEngine.create(storage), storage.tableLocation("s"));
+    Column name = new Column("name", ColumnType.STRING);
+    Column note = new Column("note", ColumnType.STRING);
+    List<Column> all = List.of(name, P, note);
+    List<Object[]> rows = new ArrayList<>();
+    for (int i = 0; i < 3000; i++) {
+      String key = i % 9 == 4 ? null : i % 5 == 0 ? "clé-" + i + "-日本" : "k" + i;
+      rows.add(new Object[] {key, i % 11 == 0 ? null : i, i % 3 == 0 ? null : "n".repeat(i % 40)});
+    }
+    Map<String, String> vectors = Map.of(DeltaTable.ENABLE_DELETION_VECTORS, "true");
+    table.commit(table.prepareAppend(new AppendRequest(all, List.of(), Map.of(), rows, CommitOffsets.NONE, vectors)));
+    deleteRows(table, all, Map.of(0, new long[] {1, 2, 500, 2999}));
+    TableFile file = table.files().get(0);
+    PositionedRowReader reader = table.positionedReader(all, List.of("name", "p", "note"));
+    for (int modulo : new int[] {1, 4}) {
+      List<String> kernel = new ArrayList<>();
+      reader.forEach(file, (row, position) -> {
+        if (row[0] != null && ((String) row[0]).hashCode() % modulo == 0) {
+          kernel.add(position + "=" + Arrays.asList(row));
+        }
+      });
+      List<String> read = new ArrayList<>();
+      List<Integer> nullKeys = new ArrayList<>();
+      reader.forEachStringKey(file, "name", (utf8, offset, length, isNull) -> {
+        if (isNull) {
+          nullKeys.add(1);
+          return null;
+        }
+        String key = new String(utf8, offset, length, java.nio.charset.StandardCharsets.UTF_8);
+        return key.hashCode() % modulo == 0 ? key : null;
+      }, (row, position) -> read.add(position + "=" + Arrays.asList(row)));
+      assertEquals(kernel, read);
+      assertEquals(333, nullKeys.size(), "every live row's key tested, the null ones too");
+      assertTrue(read.size() > 100 && read.stream().anyMatch(r -> r.contains("日本")));
+    }
+    assertEquals(2, reader.filesReadByPages(), "read by pages, not by Kernel");
+  }
+
+  /**
    * A table with column mapping (another engine may turn it on): its files may name the columns
    * by physical names, which the page reader does not resolve; Kernel reads such a table.
    */
@@ -115,6 +161,26 @@ class IntegerColumnsTest {
     reader.forEachLongKey(table.files().get(0), "id", (k, isNull) -> !isNull && k % 10 == 0, (row, position) -> keys.add((Long) row[0]));
     assertEquals(List.of(0L, 10L, 20L, 30L, 40L, 50L, 60L, 70L, 80L, 90L), keys);
     assertEquals(0, reader.filesReadByPages(), "read by Kernel, which maps the physical names");
+
+    // A string key is tested by its bytes there too, and the row holds the key the test returns.
+    DeltaTable named = new DeltaTable(KernelEngine.create(storage), storage.tableLocation("mapped_names"));
+    Column name = new Column("name", ColumnType.STRING);
+    List<Object[]> named100 = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      named100.add(new Object[] {"n" + i, i});
+    }
+    named.commit(named.prepareAppend(new AppendRequest(List.of(name, P), List.of(), Map.of(), named100, CommitOffsets.NONE, Map.of())));
+    named.commitProperties(current -> Map.of("delta.columnMapping.mode", "name"));
+    PositionedRowReader byKernel = named.positionedReader(List.of(name, P), List.of("name", "p"));
+    String wanted = "n42";
+    List<Object[]> found = new ArrayList<>();
+    byKernel.forEachStringKey(named.files().get(0), "name",
+        (utf8, offset, length, isNull) -> !isNull && new String(utf8, offset, length, java.nio.charset.StandardCharsets.UTF_8).equals(wanted) ? wanted : null,
+        (row, position) -> found.add(row));
+    assertEquals(1, found.size());
+    org.junit.jupiter.api.Assertions.assertSame(wanted, found.get(0)[0]);
+    assertEquals(42, found.get(0)[1]);
+    assertEquals(0, byKernel.filesReadByPages());
   }
 
   /**
@@ -151,7 +217,8 @@ class IntegerColumnsTest {
   @CsvSource({"PARQUET_1_0, true", "PARQUET_1_0, false", "PARQUET_2_0, true", "PARQUET_2_0, false"})
   void decodesEveryEncodingAParquetWriterUses(WriterVersion version, boolean dictionary) throws Exception {
     MessageType schema = MessageTypeParser.parseMessageType(
-        "message m { required int64 id; optional int32 small; optional int64 big; optional int32 narrow_big; }");
+        "message m { required int64 id; optional int32 small; optional int64 big; optional int32 narrow_big;"
+            + " optional binary few (STRING); optional binary many (STRING); }");
     Path file = dir.resolve(version + "-" + dictionary + ".parquet");
     int rows = 20_000;
     try (ParquetWriter<Group> writer = ExampleParquetWriter.builder(new LocalOutputFile(file))
@@ -167,15 +234,22 @@ class IntegerColumnsTest {
           g.append("big", big(i)); // unique: a dictionary falls back to plain
         }
         g.append("narrow_big", -i);
+        if (i % 6 != 2) {
+          g.append("few", few(i)); // a dictionary holds them
+        }
+        if (i % 5 != 3) {
+          g.append("many", many(i)); // unique: a dictionary falls back to plain (v1) or delta byte arrays (v2)
+        }
         writer.write(g);
       }
     }
     List<Column> columns = List.of(ID, new Column("small", ColumnType.INT), new Column("big", ColumnType.BIGINT),
-        new Column("narrow_big", ColumnType.BIGINT), new Column("absent", ColumnType.BIGINT));
+        new Column("narrow_big", ColumnType.BIGINT), new Column("absent", ColumnType.BIGINT),
+        new Column("few", ColumnType.STRING), new Column("many", ColumnType.STRING));
     for (int step : new int[] {1, 97}) {
       int row = 0;
       int groups = 0;
-      try (IntegerColumns read = IntegerColumns.open(new LocalInputFile(file), options(), columns, null, null)) {
+      try (PageColumns read = PageColumns.open(new LocalInputFile(file), options(), columns, null, null)) {
         assertNotNull(read);
         while (read.nextRowGroup()) {
           groups++;
@@ -194,6 +268,14 @@ class IntegerColumnsTest {
             }
             assertEquals(-row, read.value(3, r), "an int32 column read for a bigint");
             assertTrue(read.isNull(4, r), "a column the file lacks reads null");
+            assertEquals(row % 6 == 2, read.isNull(5, r));
+            if (row % 6 != 2) {
+              assertEquals(few(row), read.string(5, r));
+            }
+            assertEquals(row % 5 == 3, read.isNull(6, r));
+            if (row % 5 != 3) {
+              assertEquals(many(row), read.string(6, r), "row " + row);
+            }
           }
         }
       }
@@ -204,6 +286,14 @@ class IntegerColumnsTest {
 
   private static long id(long i) {
     return i * 3 - 7;
+  }
+
+  private static String few(int i) {
+    return "état-" + (i % 7);
+  }
+
+  private static String many(int i) {
+    return "v" + i + "-" + "x".repeat(i % 17) + (i % 3 == 0 ? "日本" : "");
   }
 
   private static long big(long i) {
@@ -217,7 +307,16 @@ class IntegerColumnsTest {
     try (ParquetWriter<Group> writer = ExampleParquetWriter.builder(new LocalOutputFile(file)).withType(schema).withConf(new Configuration()).build()) {
       writer.write(new SimpleGroupFactory(schema).newGroup().append("id", "a"));
     }
-    assertNull(IntegerColumns.open(new LocalInputFile(file), options(), List.of(ID), null, null), "a string where a bigint is read: Kernel reads it");
+    assertNull(PageColumns.open(new LocalInputFile(file), options(), List.of(ID), null, null), "a string where a bigint is read: Kernel reads it");
+    assertNull(PageColumns.open(new LocalInputFile(file), options(), List.of(new Column("id", ColumnType.DOUBLE)), null, null),
+        "a type it does not decode");
+    MessageType numbers = MessageTypeParser.parseMessageType("message m { required int64 id; }");
+    Path other = dir.resolve("n.parquet");
+    try (ParquetWriter<Group> writer = ExampleParquetWriter.builder(new LocalOutputFile(other)).withType(numbers).withConf(new Configuration()).build()) {
+      writer.write(new SimpleGroupFactory(numbers).newGroup().append("id", 1L));
+    }
+    assertNull(PageColumns.open(new LocalInputFile(other), options(), List.of(new Column("id", ColumnType.STRING)), null, null),
+        "a bigint where a string is read");
   }
 
   /**
@@ -240,7 +339,7 @@ class IntegerColumnsTest {
       }
       String key = ParquetFooters.key(file.toString(), java.nio.file.Files.size(file), 0);
       for (int read = 0; read < 2; read++) {
-        try (IntegerColumns columns = IntegerColumns.open(new LocalInputFile(file), options, List.of(ID), footers, key)) {
+        try (PageColumns columns = PageColumns.open(new LocalInputFile(file), options, List.of(ID), footers, key)) {
           assertNotNull(columns);
           long r = 0;
           while (columns.nextRowGroup()) {
