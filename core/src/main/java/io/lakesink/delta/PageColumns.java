@@ -31,9 +31,10 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 import org.apache.parquet.schema.Type;
 
 /**
- * Reads flat {@code int}, {@code bigint} and {@code string} columns of one Parquet file page by
- * page, straight from parquet-mr's pages: what a merge reads of every row of a file (its key) and
- * of the rows its batch changes (the ordering columns).
+ * Reads flat {@code int}, {@code bigint}, {@code boolean} and {@code string} columns of one
+ * Parquet file page by page, straight from parquet-mr's pages: what a merge reads of every row of
+ * a file (its key) and of the rows its batch changes (the ordering columns), and what a delete
+ * lookup reads of a changelog (also {@code __deleted}).
  *
  * <p>Kernel's reader assembles every row of every requested column through parquet-mr's record
  * API and converters, and decodes a plain {@code bigint} through a stream a byte array at a time:
@@ -124,7 +125,10 @@ final class PageColumns implements AutoCloseable {
     return null;
   }
 
-  /** A flat, non-repeated INT32 column for an {@code int}, INT32 or INT64 for a {@code bigint}, BINARY for a {@code string}. */
+  /**
+   * A flat, non-repeated INT32 column for an {@code int}, INT32 or INT64 for a {@code bigint},
+   * BINARY for a {@code string}, BOOLEAN for a {@code boolean}.
+   */
   private static boolean readable(Type field, ColumnType type) {
     if (!field.isPrimitive() || field.isRepetition(Type.Repetition.REPEATED)) {
       return false;
@@ -134,6 +138,7 @@ final class PageColumns implements AutoCloseable {
       case INT -> physical == PrimitiveTypeName.INT32;
       case BIGINT -> physical == PrimitiveTypeName.INT32 || physical == PrimitiveTypeName.INT64;
       case STRING -> physical == PrimitiveTypeName.BINARY;
+      case BOOLEAN -> physical == PrimitiveTypeName.BOOLEAN;
       default -> false;
     };
   }
@@ -161,7 +166,7 @@ final class PageColumns implements AutoCloseable {
     return cursors[c] == null || cursors[c].isNull(row);
   }
 
-  /** Integer column {@code c} at {@code row} (not null); rows asked never go back. */
+  /** Integer column {@code c} at {@code row} (not null), or a boolean column's as 1 or 0; rows asked never go back. */
   long value(int c, long row) throws IOException {
     return cursors[c].value(row);
   }
@@ -230,6 +235,7 @@ final class PageColumns implements AutoCloseable {
     private final Dictionary dictionary;
     private final boolean int32;
     private final boolean binary;
+    private final boolean bool;
     private DataPage page;
     /** The row group's row at the current page's first value, and the page's rows. */
     private long first;
@@ -248,6 +254,7 @@ final class PageColumns implements AutoCloseable {
       this.pages = pages;
       this.int32 = descriptor.getPrimitiveType().getPrimitiveTypeName() == PrimitiveTypeName.INT32;
       this.binary = descriptor.getPrimitiveType().getPrimitiveTypeName() == PrimitiveTypeName.BINARY;
+      this.bool = descriptor.getPrimitiveType().getPrimitiveTypeName() == PrimitiveTypeName.BOOLEAN;
       DictionaryPage d = pages.readDictionaryPage();
       this.dictionary = d == null ? null : d.getEncoding().initDictionary(descriptor, d);
     }
@@ -337,6 +344,10 @@ final class PageColumns implements AutoCloseable {
         decodeStrings(encoding, n, present, in);
         return;
       }
+      if (bool) {
+        decodeBooleans(encoding, n, present, in);
+        return;
+      }
       if (encoding == Encoding.PLAIN) {
         // The common case, and lakesink's own files: little-endian values one after the other.
         ByteBuffer b = in.slice(present * (int32 ? 4 : 8)).order(ByteOrder.LITTLE_ENDIAN);
@@ -358,6 +369,29 @@ final class PageColumns implements AutoCloseable {
       for (int i = 0; i < n; i++) {
         if (!hasNulls || !nulls[i]) {
           values[i] = int32 ? reader.readInteger() : reader.readLong();
+        }
+      }
+    }
+
+    /** A boolean page's values as 1 or 0: plain, one bit per value from the lowest; else through parquet-mr's reader. */
+    private void decodeBooleans(Encoding encoding, int n, int present, ByteBufferInputStream in) throws IOException {
+      if (encoding == Encoding.PLAIN) {
+        ByteBuffer b = in.slice((present + 7) / 8);
+        int base = b.position();
+        int j = 0;
+        for (int i = 0; i < n; i++) {
+          if (!hasNulls || !nulls[i]) {
+            values[i] = (b.get(base + (j >>> 3)) >>> (j & 7)) & 1;
+            j++;
+          }
+        }
+        return;
+      }
+      ValuesReader reader = encoding.getValuesReader(descriptor, ValuesType.VALUES);
+      reader.initFromPage(present, in);
+      for (int i = 0; i < n; i++) {
+        if (!hasNulls || !nulls[i]) {
+          values[i] = reader.readBoolean() ? 1 : 0;
         }
       }
     }

@@ -36,7 +36,7 @@ public final class PositionedRowReader {
   private final List<Column> read;
   private final int[] slots;
   private final StructType schema;
-  /** Whether every column read is an {@code int}, {@code bigint} or {@code string}, by name in the files: {@link PageColumns} can read them. */
+  /** Whether every column read is an {@code int}, {@code bigint}, {@code boolean} or {@code string}, by name in the files: {@link PageColumns} can read them. */
   private final boolean pageReadable;
   /**
    * Hadoop's configuration for {@link PageColumns}, parsed once and only read by every lane.
@@ -77,7 +77,7 @@ public final class PositionedRowReader {
     this.slots = slots.stream().mapToInt(Integer::intValue).toArray();
     this.schema = DeltaTypes.toReadStruct(read);
     this.pageReadable = byPages && read.stream().allMatch(c -> switch (c.type().kind()) {
-      case INT, BIGINT, STRING -> true;
+      case INT, BIGINT, STRING, BOOLEAN -> true;
       default -> false;
     });
     this.configuration = pageReadable ? ParsedOnceInputFile.parsedCopy() : null;
@@ -289,6 +289,7 @@ public final class PositionedRowReader {
         row[slots[c]] = switch (read.get(c).type().kind()) {
           case INT -> (Object) (int) columns.value(c, r);
           case STRING -> columns.string(c, r);
+          case BOOLEAN -> (Object) (columns.value(c, r) != 0);
           default -> (Object) columns.value(c, r);
         };
       }

@@ -100,6 +100,7 @@ final class ChangelogDeletes implements DeleteHistory {
     List<String> filterColumns = new ArrayList<>(names);
     filterColumns.add(DELETES);
     List<List<Object>> wantedValues = keys.stream().map(RowKey::values).toList();
+    StoredKeys wantedKeys = StoredKeys.of(located, wanted);
     List<Map<RowKey, ChangeOrder>> found = ParallelFiles.map(candidates, TableMerge.LANES, file -> {
       // A file's deletes never change (a changelog file is never rewritten in place): its delete
       // filter, built the first time the file is read, answers every later lookup without it.
@@ -109,7 +110,10 @@ final class ChangelogDeletes implements DeleteHistory {
       }
       KeyFilter building = filters != null && filter.isEmpty() && file.rows() >= 0 ? KeyFilter.forKeys(file.rows()) : null;
       Map<RowKey, ChangeOrder> here = new HashMap<>();
-      reader.forEach(file, List.of(ChangelogColumns.DELETED), probe -> Boolean.TRUE.equals(probe[deleted]), (row, position) -> {
+      PositionedRowReader.RowSink deletes = (row, position) -> {
+        if (!Boolean.TRUE.equals(row[deleted])) {
+          return;
+        }
         RowKey key = located.keyOf(row);
         if (key != null && building != null) {
           building.add(key.values());
@@ -117,9 +121,13 @@ final class ChangelogDeletes implements DeleteHistory {
         if (key != null && wanted.contains(key)) {
           here.merge(key, ownOrder(row), (a, b) -> a.isAfter(b) ? a : b);
         }
-      });
+      };
       if (building != null) {
+        // The first read of the file: every delete's key goes into its filter.
+        reader.forEach(file, List.of(ChangelogColumns.DELETED), probe -> Boolean.TRUE.equals(probe[deleted]), deletes);
         filters.save(file, filterColumns, building);
+      } else {
+        wantedKeys.forEach(reader, file, deletes); // only the rows of the keys looked up, then their deletes
       }
       return here;
     });
@@ -144,11 +152,10 @@ final class ChangelogDeletes implements DeleteHistory {
     read.addAll(List.of(ChangelogColumns.DELETED, ChangelogColumns.TS_MS, ChangelogColumns.PARTITION, ChangelogColumns.OFFSET));
     PositionedRowReader reader = changelog.positionedReader(columns, read);
     int deleted = slot(ChangelogColumns.DELETED);
-    java.util.function.Predicate<Object[]> holdsOneOf = holdsOneOf(located, deletedKeys);
+    StoredKeys held = StoredKeys.of(located, deletedKeys);
     List<Map<RowKey, List<Object[]>>> found = ParallelFiles.map(candidates, TableMerge.LANES, file -> {
       Map<RowKey, List<Object[]>> here = new HashMap<>();
-      reader.forEach(file, names, holdsOneOf,
-          (row, position) -> here.computeIfAbsent(located.keyOf(row), k -> new ArrayList<>()).add(row));
+      held.forEach(reader, file, (row, position) -> here.computeIfAbsent(located.keyOf(row), k -> new ArrayList<>()).add(row));
       return here;
     });
     filesReadForRanks += candidates.size();
@@ -167,19 +174,45 @@ final class ChangelogDeletes implements DeleteHistory {
   }
 
   /**
-   * Whether a row read holds one of {@code keys}: for a one-column key (the usual) its value is
-   * looked up as it is, without a key object for every row of every file read (most hold none).
+   * Some keys, and how a file's rows holding one of them are found: a one-column key (the usual)
+   * is tested as the file stores it, a string by its UTF-8 bytes and an integer as a primitive,
+   * without a key object or a {@code String} for every row of every file read (most hold none of
+   * them; these reads were a seventh of a kept table's follow). Read-only once made: lanes share it.
    */
-  private static java.util.function.Predicate<Object[]> holdsOneOf(KeyColumns located, java.util.Set<RowKey> keys) {
-    if (located.slots().length != 1) {
-      return probe -> keys.contains(located.keyOf(probe));
+  private record StoredKeys(KeyColumns located, Utf8Keys strings, LongKeySet longs, java.util.Set<Object> values,
+      java.util.Set<RowKey> keys) {
+    static StoredKeys of(KeyColumns located, java.util.Set<RowKey> keys) {
+      if (located.slots().length != 1) {
+        return new StoredKeys(located, null, null, null, keys);
+      }
+      io.lakesink.event.ColumnType.Kind kind = located.types()[0].kind();
+      List<Object> values = keys.stream().map(k -> k.values().get(0)).toList();
+      if (kind == io.lakesink.event.ColumnType.Kind.STRING && values.stream().allMatch(String.class::isInstance)) {
+        return new StoredKeys(located, new Utf8Keys(values.stream().map(String.class::cast).toList()), null, null, keys);
+      }
+      if ((kind == io.lakesink.event.ColumnType.Kind.BIGINT || kind == io.lakesink.event.ColumnType.Kind.INT)
+          && values.stream().allMatch(v -> v instanceof Long || v instanceof Integer)) {
+        return new StoredKeys(located, null, new LongKeySet(values.stream().map(v -> ((Number) v).longValue()).toList()), null, keys);
+      }
+      return new StoredKeys(located, null, null, new java.util.HashSet<>(values), keys);
     }
-    int slot = located.slots()[0];
-    io.lakesink.event.ColumnType type = located.types()[0];
-    java.util.Set<Object> values = new java.util.HashSet<>();
-    keys.forEach(k -> values.add(k.values().get(0)));
-    // A key is never null nor empty (KeyColumns.keyOf): neither value is in the set.
-    return probe -> probe[slot] != null && values.contains(StorageForm.of(probe[slot], type));
+
+    /** Streams the file's rows (the columns {@code reader} reads) that hold one of the keys. */
+    void forEach(PositionedRowReader reader, TableFile file, PositionedRowReader.RowSink sink) {
+      String column = located.names().get(0);
+      if (strings != null) {
+        reader.forEachStringKey(file, column, (utf8, offset, length, isNull) -> isNull ? null : strings.get(utf8, offset, length), sink);
+      } else if (longs != null) {
+        reader.forEachLongKey(file, column, (key, isNull) -> !isNull && longs.contains(key), sink);
+      } else if (values != null) {
+        int slot = located.slots()[0];
+        io.lakesink.event.ColumnType type = located.types()[0];
+        // A key is never null nor empty (KeyColumns.keyOf): neither value is in the set.
+        reader.forEach(file, located.names(), probe -> probe[slot] != null && values.contains(StorageForm.of(probe[slot], type)), sink);
+      } else {
+        reader.forEach(file, located.names(), probe -> keys.contains(located.keyOf(probe)), sink);
+      }
+    }
   }
 
   /** A changelog row's own order (its own {@code __ts_ms}): what its key's earlier changes may raise. */

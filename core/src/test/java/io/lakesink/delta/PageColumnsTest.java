@@ -105,17 +105,18 @@ class PageColumnsTest {
     DeltaTable table = new DeltaTable(KernelEngine.create(storage), storage.tableLocation("s"));
     Column name = new Column("name", ColumnType.STRING);
     Column note = new Column("note", ColumnType.STRING);
-    List<Column> all = List.of(name, P, note);
+    Column flag = new Column("flag", ColumnType.BOOLEAN);
+    List<Column> all = List.of(name, P, note, flag);
     List<Object[]> rows = new ArrayList<>();
     for (int i = 0; i < 3000; i++) {
       String key = i % 9 == 4 ? null : i % 5 == 0 ? "clé-" + i + "-日本" : "k" + i;
-      rows.add(new Object[] {key, i % 11 == 0 ? null : i, i % 3 == 0 ? null : "n".repeat(i % 40)});
+      rows.add(new Object[] {key, i % 11 == 0 ? null : i, i % 3 == 0 ? null : "n".repeat(i % 40), i % 13 == 0 ? null : i % 4 == 1});
     }
     Map<String, String> vectors = Map.of(DeltaTable.ENABLE_DELETION_VECTORS, "true");
     table.commit(table.prepareAppend(new AppendRequest(all, List.of(), Map.of(), rows, CommitOffsets.NONE, vectors)));
     deleteRows(table, all, Map.of(0, new long[] {1, 2, 500, 2999}));
     TableFile file = table.files().get(0);
-    PositionedRowReader reader = table.positionedReader(all, List.of("name", "p", "note"));
+    PositionedRowReader reader = table.positionedReader(all, List.of("name", "p", "note", "flag"));
     for (int modulo : new int[] {1, 4}) {
       List<String> kernel = new ArrayList<>();
       reader.forEach(file, (row, position) -> {
@@ -218,7 +219,7 @@ class PageColumnsTest {
   void decodesEveryEncodingAParquetWriterUses(WriterVersion version, boolean dictionary) throws Exception {
     MessageType schema = MessageTypeParser.parseMessageType(
         "message m { required int64 id; optional int32 small; optional int64 big; optional int32 narrow_big;"
-            + " optional binary few (STRING); optional binary many (STRING); }");
+            + " optional binary few (STRING); optional binary many (STRING); optional boolean flag; }");
     Path file = dir.resolve(version + "-" + dictionary + ".parquet");
     int rows = 20_000;
     try (ParquetWriter<Group> writer = ExampleParquetWriter.builder(new LocalOutputFile(file))
@@ -240,12 +241,15 @@ class PageColumnsTest {
         if (i % 5 != 3) {
           g.append("many", many(i)); // unique: a dictionary falls back to plain (v1) or delta byte arrays (v2)
         }
+        if (i % 7 != 6) {
+          g.append("flag", flag(i));
+        }
         writer.write(g);
       }
     }
     List<Column> columns = List.of(ID, new Column("small", ColumnType.INT), new Column("big", ColumnType.BIGINT),
         new Column("narrow_big", ColumnType.BIGINT), new Column("absent", ColumnType.BIGINT),
-        new Column("few", ColumnType.STRING), new Column("many", ColumnType.STRING));
+        new Column("few", ColumnType.STRING), new Column("many", ColumnType.STRING), new Column("flag", ColumnType.BOOLEAN));
     for (int step : new int[] {1, 97}) {
       int row = 0;
       int groups = 0;
@@ -276,6 +280,10 @@ class PageColumnsTest {
             if (row % 5 != 3) {
               assertEquals(many(row), read.string(6, r), "row " + row);
             }
+            assertEquals(row % 7 == 6, read.isNull(7, r));
+            if (row % 7 != 6) {
+              assertEquals(flag(row) ? 1 : 0, read.value(7, r), "row " + row);
+            }
           }
         }
       }
@@ -286,6 +294,10 @@ class PageColumnsTest {
 
   private static long id(long i) {
     return i * 3 - 7;
+  }
+
+  private static boolean flag(int i) {
+    return i % 3 == 0 || i % 10 == 7;
   }
 
   private static String few(int i) {
