@@ -8,6 +8,7 @@ import io.lakesink.error.SourcePosition;
 import io.lakesink.event.ChangeEvent;
 import io.lakesink.event.Column;
 import io.lakesink.event.ColumnType;
+import io.lakesink.event.HeapEstimate;
 import io.lakesink.event.Operation;
 import io.lakesink.event.RowSchema;
 import java.math.BigDecimal;
@@ -25,9 +26,10 @@ import java.util.function.Consumer;
  * without a Kafka position (a backfill's) gets the lowest one, so it ranks below every streamed
  * change of the same time, as its nulls rank in the view; the kept table stores it as null again.
  *
- * <p>A file's rows are streamed one Parquet batch at a time, each straight into its change and
- * on to the caller ({@link #read(TableFile, Consumer)}): a follow holds what it keeps of the
- * changes ({@link LatestChanges}), not the file's rows as maps, nor all its changes at once (a
+ * <p>A file's rows are streamed one Parquet batch at a time, each on to the caller as it is read
+ * ({@link #read(TableFile, Consumer)}), which reduces them ({@link LatestChanges}, reading them
+ * as this class does) and makes change events of those it keeps ({@link #change}): a follow holds
+ * what it keeps of the changes, not the file's rows as maps, nor all its changes at once (a
  * 200,000-row flush's rows as maps were as large again as its changes, at the heap's limit of a
  * worker that buffers its next flush meanwhile).
  *
@@ -39,10 +41,11 @@ import java.util.function.Consumer;
  * carry unpaired); a file with any other key value is read. Values outside the key are written to
  * the table by the same writer as they were to the changelog, so they land the same either way.
  */
-final class ChangelogChanges {
+final class ChangelogChanges implements LatestChanges.Reading<Object[]> {
   /** Stands for a null {@code __partition} / {@code __offset}: below every real value. */
   static final int NO_PARTITION = Integer.MIN_VALUE;
   static final long NO_OFFSET = Long.MIN_VALUE;
+  private static final String TRUNCATE = Operation.TRUNCATE.code();
 
   private final String label;
   private final PositionedRowReader reader;
@@ -98,16 +101,64 @@ final class ChangelogChanges {
     this.reader = changelog.positionedReader(columns, read);
   }
 
-  /** Hands each change of one changelog file to {@code sink}, in file order, as it is read. */
-  void read(TableFile file, Consumer<ChangeEvent> sink) {
+  /**
+   * Hands each row of one changelog file to {@code sink}, in file order, as it is read: aligned
+   * with the changelog's columns or a prefix of them (a handed-over row written before a column
+   * was added ends before it). Read by this class's {@link LatestChanges.Reading} methods, made a
+   * change by {@link #change}; never changed.
+   */
+  void read(TableFile file, Consumer<Object[]> sink) {
     WrittenRows.Written w = written == null ? null : written.take(file.path());
     if (w != null && sameAsReadBack(w)) {
       filesHanded++;
-      w.rows().forEach(row -> sink.accept(change(row)));
+      w.rows().forEach(sink);
       return;
     }
     filesRead++;
-    reader.forEach(file, (row, position) -> sink.accept(change(row)));
+    reader.forEach(file, (row, position) -> sink.accept(row));
+  }
+
+  @Override
+  public Object keyOf(Object[] row) {
+    if (at(row, partition) == null || at(row, offset) == null || TRUNCATE.equals(at(row, op))) {
+      return null;
+    }
+    if (keySlots.length == 1) {
+      Object value = at(row, keySlots[0]);
+      return LatestChanges.reduces(value) ? value : null;
+    }
+    Object[] values = new Object[keySlots.length];
+    for (int i = 0; i < keySlots.length; i++) {
+      values[i] = at(row, keySlots[i]);
+      if (!LatestChanges.reduces(values[i])) {
+        return null;
+      }
+    }
+    return java.util.Arrays.asList(values);
+  }
+
+  @Override
+  public int partition(Object[] row) {
+    Object p = at(row, partition);
+    return p == null ? NO_PARTITION : ((Number) p).intValue();
+  }
+
+  @Override
+  public long offset(Object[] row) {
+    Object o = at(row, offset);
+    return o == null ? NO_OFFSET : ((Number) o).longValue();
+  }
+
+  @Override
+  public Long tsMs(Object[] row) {
+    Object ts = at(row, tsMs);
+    return ts == null ? null : ((Number) ts).longValue();
+  }
+
+  /** As the change event the row becomes: its source values, and the event around them (the metadata columns' values err high). */
+  @Override
+  public long heapBytes(Object[] row) {
+    return HeapEstimate.ofRow(row);
   }
 
   /**
@@ -163,14 +214,10 @@ final class ChangelogChanges {
     return false;
   }
 
-  private ChangeEvent change(Object[] row) {
-    Object p = at(row, partition);
-    Object o = at(row, offset);
-    SourcePosition position = new SourcePosition(label,
-        p == null ? NO_PARTITION : ((Number) p).intValue(),
-        o == null ? NO_OFFSET : ((Number) o).longValue());
-    Object ts = at(row, tsMs);
-    Long time = ts == null ? null : ((Number) ts).longValue();
+  /** The change a changelog row records. */
+  ChangeEvent change(Object[] row) {
+    SourcePosition position = new SourcePosition(label, partition(row), offset(row));
+    Long time = tsMs(row);
     Operation operation = Operation.fromCode((String) at(row, op));
     if (operation == Operation.TRUNCATE) {
       return ChangeEvent.truncate(position, time, 0);

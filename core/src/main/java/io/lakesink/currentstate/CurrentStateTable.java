@@ -17,6 +17,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -268,17 +269,21 @@ public final class CurrentStateTable {
    * holds the changes beside the worker's buffers.
    */
   private Chunk nextChunk(ChangelogChanges changes, List<TableFile> added, int start, PartitionOrder order) {
-    LatestChanges chunk = new LatestChanges(key);
+    LatestChanges<Object[]> chunk = new LatestChanges<>(changes);
     int i = start;
     while (i < added.size() && (chunk.added() < maxRowsPerCommit && chunk.heapBytes() < maxBytesPerCommit
         || !order.mayEndBefore(added.subList(i, added.size())))) {
-      changes.read(added.get(i++), change -> {
-        order.applying(change);
-        chunk.add(change);
+      changes.read(added.get(i++), row -> {
+        order.applying(changes.partition(row), changes.offset(row));
+        chunk.add(row);
         heldHeapBytes = chunk.heapBytes();
       });
     }
-    return new Chunk(chunk.changes(), chunk.heapBytes(), i);
+    // Only the rows kept become changes.
+    List<Object[]> kept = chunk.changes();
+    List<ChangeEvent> applied = new ArrayList<>(kept.size());
+    kept.forEach(row -> applied.add(changes.change(row)));
+    return new Chunk(applied, chunk.heapBytes(), i);
   }
 
   /**

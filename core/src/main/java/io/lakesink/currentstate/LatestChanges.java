@@ -20,81 +20,110 @@ import java.util.Map;
  * all of them. A follow of 200,000 changes on 100,000 keys holds about 87,000 changes instead of
  * 200,000 (they were most of the follow's heap, beside the changelog's next flush).
  *
+ * <p>The changes are whatever a {@link Reading} reads: a follow reduces the changelog's rows as
+ * they are ({@link ChangelogChanges}), and only those kept become change events, so a change
+ * replaced later in the commit (half of them in a busy table) costs no event, no copy of its
+ * values and no lookup of its strings.
+ *
  * <p>Truncates, changes without a Kafka position (a backfill's: they have no offsets to order
  * them by) and changes with a null key column are all kept as they are. The changes come out in
  * the order they were added (a subsequence of it), as the merge expects within a partition.
+ *
+ * @param <T> what a change is read as
  */
-final class LatestChanges {
-  private final List<String> key;
+final class LatestChanges<T> {
+  /** What the reduction reads of a change. */
+  interface Reading<T> {
+    /**
+     * The change's key values (the value itself for a one-column key, the usual case; else a list
+     * of them), or null when it is kept as it is: a truncate, a change without a Kafka position,
+     * a null key value (or one compared by identity, a {@code byte[]}).
+     */
+    Object keyOf(T change);
+
+    /** Its Kafka partition and offset (a change with a key has both). */
+    int partition(T change);
+
+    long offset(T change);
+
+    /** Its source time, or null. */
+    Long tsMs(T change);
+
+    /** What it holds on the heap, estimated ({@link HeapEstimate}), as the change event it is applied as. */
+    long heapBytes(T change);
+  }
+
+  private final Reading<T> reading;
   /** Per key values and partition: its last change and the earlier one of highest time, if any. */
-  private final Map<KeyAt, Latest> byKey = new HashMap<>();
+  private final Map<KeyAt, Latest<T>> byKey = new HashMap<>();
   /** The changes kept whatever follows them. */
-  private final List<Numbered> kept = new ArrayList<>();
+  private final List<Numbered<T>> kept = new ArrayList<>();
   private long added;
-  /** The schema {@link #keySlots} were found in, and where the key columns are in it. */
-  private RowSchema slotsOf;
-  private int[] keySlots;
 
   /**
-   * A key's values (the value itself for a one-column key, the usual case; else a list of them)
-   * and a partition: one per change looked up, so no list or array of its own for a one-column
-   * key, and equality without an iterator (a list's costs one per comparison).
+   * A key's values and a partition: one per change looked up, so no list or array of its own for
+   * a one-column key, and equality without an iterator (a list's costs one per comparison).
    */
   private record KeyAt(Object key, int partition) {}
 
   /** A change with the number of its addition, which orders the changes handed out, and what it holds on the heap. */
-  private record Numbered(long number, ChangeEvent change, long heapBytes) {}
+  private record Numbered<T>(long number, T change, long heapBytes) {}
 
   /** What a key's entry costs besides its changes: the map's node, the key and the holder. */
   private static final long ENTRY_BYTES = 32 + 24 + 24;
   /** What the changes kept hold on the heap, estimated ({@link HeapEstimate}). */
   private long heapBytes;
 
-  private static final class Latest {
-    Numbered last;
+  private static final class Latest<T> {
+    Numbered<T> last;
     /** An earlier change whose time is above the last one's: what raises its rank. Null when none. */
-    Numbered highest;
+    Numbered<T> highest;
   }
 
-  /** @param key the key columns the table is kept on */
-  LatestChanges(List<String> key) {
-    this.key = List.copyOf(key);
+  LatestChanges(Reading<T> reading) {
+    this.reading = reading;
+  }
+
+  /** Changes as change events, keyed on {@code key}: what tests give it. */
+  static LatestChanges<ChangeEvent> ofEvents(List<String> key) {
+    return new LatestChanges<>(new EventReading(key));
   }
 
   /** Adds the changes read from one changelog file (any order across files). */
-  void addAll(List<ChangeEvent> changes) {
+  void addAll(List<T> changes) {
     changes.forEach(this::add);
   }
 
   /** Adds the next change read (in file order within a file; files in any order). */
-  void add(ChangeEvent e) {
-    Numbered n = new Numbered(added++, e, HeapEstimate.of(e));
-    KeyAt at = keyAndPartition(e);
-    if (at == null) {
+  void add(T e) {
+    Object key = reading.keyOf(e);
+    Numbered<T> n = new Numbered<>(added++, e, reading.heapBytes(e));
+    if (key == null) {
       kept.add(n);
       heapBytes += n.heapBytes();
       return;
     }
-    Latest l = byKey.get(at);
+    KeyAt at = new KeyAt(key, reading.partition(e));
+    Latest<T> l = byKey.get(at);
     if (l == null) {
-      l = new Latest();
+      l = new Latest<>();
       l.last = n;
       byKey.put(at, l);
       heapBytes += ENTRY_BYTES + n.heapBytes();
       return;
     }
-    long offset = e.position().offset();
-    long lastOffset = l.last.change().position().offset();
+    long offset = reading.offset(e);
+    long lastOffset = reading.offset(l.last.change());
     if (offset == lastOffset) {
       return; // the same change read twice (a file and the file an optimize packed it into): once is enough
     }
     long before = l.last.heapBytes() + (l.highest == null ? 0 : l.highest.heapBytes());
     // Whichever is earlier, only the highest time of the earlier ones may still matter.
-    Numbered earlier = offset > lastOffset ? l.last : n;
+    Numbered<T> earlier = offset > lastOffset ? l.last : n;
     if (offset > lastOffset) {
       l.last = n;
     }
-    Numbered highest = l.highest == null || later(earlier, l.highest) ? earlier : l.highest;
+    Numbered<T> highest = l.highest == null || later(earlier, l.highest) ? earlier : l.highest;
     l.highest = later(highest, l.last) ? highest : null;
     heapBytes += l.last.heapBytes() + (l.highest == null ? 0 : l.highest.heapBytes()) - before;
   }
@@ -105,52 +134,10 @@ final class LatestChanges {
   }
 
   /** Whether {@code a}'s source time is above {@code b}'s (an unknown time is below every known one). */
-  private static boolean later(Numbered a, Numbered b) {
-    Long x = a.change().tsMs();
-    Long y = b.change().tsMs();
+  private boolean later(Numbered<T> a, Numbered<T> b) {
+    Long x = reading.tsMs(a.change());
+    Long y = reading.tsMs(b.change());
     return x != null && (y == null || x > y);
-  }
-
-  /** What a change is reduced by: its key's values and its partition; null when it is kept as it is. */
-  private KeyAt keyAndPartition(ChangeEvent e) {
-    if (e.isTruncate() || e.position().partition() == ChangelogChanges.NO_PARTITION
-        || e.position().offset() == ChangelogChanges.NO_OFFSET) {
-      return null;
-    }
-    int[] slots = keySlots(e.schema());
-    if (slots.length == 1) {
-      Object value = slots[0] < 0 ? null : e.values()[slots[0]];
-      return reduces(value) ? new KeyAt(value, e.position().partition()) : null;
-    }
-    Object[] values = new Object[slots.length];
-    for (int i = 0; i < slots.length; i++) {
-      values[i] = slots[i] < 0 ? null : e.values()[slots[i]];
-      if (!reduces(values[i])) {
-        return null;
-      }
-    }
-    return new KeyAt(Arrays.asList(values), e.position().partition());
-  }
-
-  /**
-   * Where the key columns are in a change of this schema (-1: not there). A follow's changes share
-   * one schema: found once, not by name for every change.
-   */
-  private int[] keySlots(RowSchema schema) {
-    if (schema != slotsOf) {
-      int[] slots = new int[key.size()];
-      for (int i = 0; i < slots.length; i++) {
-        slots[i] = schema.indexOf(key.get(i));
-      }
-      keySlots = slots;
-      slotsOf = schema;
-    }
-    return keySlots;
-  }
-
-  /** Whether a key value reduces changes: not without one (the merge drops it), nor one compared by identity. */
-  private static boolean reduces(Object value) {
-    return value != null && !(value instanceof byte[]);
   }
 
   /** Changes added so far, before the reduction: what a commit's size is counted in. */
@@ -159,8 +146,8 @@ final class LatestChanges {
   }
 
   /** The changes kept, in the order they were added. */
-  List<ChangeEvent> changes() {
-    List<Numbered> all = new ArrayList<>(kept);
+  List<T> changes() {
+    List<Numbered<T>> all = new ArrayList<>(kept);
     byKey.values().forEach(l -> {
       all.add(l.last);
       if (l.highest != null) {
@@ -173,14 +160,87 @@ final class LatestChanges {
     }
     // Each number is below the count added and once only: put in place, not compared (a sort of
     // the kept changes, chasing a pointer per comparison, was a twentieth of a follow).
-    ChangeEvent[] inOrder = new ChangeEvent[(int) added];
+    Object[] inOrder = new Object[(int) added];
     all.forEach(n -> inOrder[(int) n.number()] = n.change());
-    List<ChangeEvent> out = new ArrayList<>(all.size());
-    for (ChangeEvent e : inOrder) {
+    List<T> out = new ArrayList<>(all.size());
+    for (Object e : inOrder) {
       if (e != null) {
-        out.add(e);
+        @SuppressWarnings("unchecked")
+        T change = (T) e;
+        out.add(change);
       }
     }
     return out;
+  }
+
+  /** Whether a key value reduces changes: not without one (the merge drops it), nor one compared by identity. */
+  static boolean reduces(Object value) {
+    return value != null && !(value instanceof byte[]);
+  }
+
+  /** {@link Reading} of change events. */
+  private static final class EventReading implements Reading<ChangeEvent> {
+    private final List<String> key;
+    /** The schema {@link #keySlots} were found in, and where the key columns are in it. */
+    private RowSchema slotsOf;
+    private int[] keySlots;
+
+    EventReading(List<String> key) {
+      this.key = List.copyOf(key);
+    }
+
+    @Override
+    public Object keyOf(ChangeEvent e) {
+      if (e.isTruncate() || e.position().partition() == ChangelogChanges.NO_PARTITION
+          || e.position().offset() == ChangelogChanges.NO_OFFSET) {
+        return null;
+      }
+      int[] slots = keySlots(e.schema());
+      if (slots.length == 1) {
+        Object value = slots[0] < 0 ? null : e.values()[slots[0]];
+        return reduces(value) ? value : null;
+      }
+      Object[] values = new Object[slots.length];
+      for (int i = 0; i < slots.length; i++) {
+        values[i] = slots[i] < 0 ? null : e.values()[slots[i]];
+        if (!reduces(values[i])) {
+          return null;
+        }
+      }
+      return Arrays.asList(values);
+    }
+
+    /** Where the key columns are in a change of this schema (-1: not there); found once per schema. */
+    private int[] keySlots(RowSchema schema) {
+      if (schema != slotsOf) {
+        int[] slots = new int[key.size()];
+        for (int i = 0; i < slots.length; i++) {
+          slots[i] = schema.indexOf(key.get(i));
+        }
+        keySlots = slots;
+        slotsOf = schema;
+      }
+      return keySlots;
+    }
+
+    @Override
+    public int partition(ChangeEvent e) {
+      return e.position().partition();
+    }
+
+    @Override
+    public long offset(ChangeEvent e) {
+      return e.position().offset();
+    }
+
+    @Override
+    public Long tsMs(ChangeEvent e) {
+      return e.tsMs();
+    }
+
+    @Override
+    public long heapBytes(ChangeEvent e) {
+      return HeapEstimate.of(e);
+    }
   }
 }

@@ -4,7 +4,6 @@ import io.lakesink.changelog.ChangelogColumns;
 import io.lakesink.delta.DeltaTable;
 import io.lakesink.delta.PositionedRowReader;
 import io.lakesink.delta.TableFile;
-import io.lakesink.event.ChangeEvent;
 import io.lakesink.event.Column;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -83,10 +82,10 @@ final class PartitionOrder {
         Comparator.nullsFirst(Comparator.<Long>naturalOrder())).thenComparing(TableFile::path)).toList();
   }
 
-  /** Notes a change about to be applied. */
-  void applying(ChangeEvent e) {
-    long[] h = highest.computeIfAbsent(e.position().partition(), p -> new long[] {Long.MIN_VALUE});
-    h[0] = Math.max(h[0], e.position().offset());
+  /** Notes a change about to be applied, at this partition and offset. */
+  void applying(int partition, long offset) {
+    long[] h = highest.computeIfAbsent(partition, p -> new long[] {Long.MIN_VALUE});
+    h[0] = Math.max(h[0], offset);
   }
 
   /** Whether a commit may end before {@code rest}: none of them may hold an earlier change of a partition applied. */

@@ -27,6 +27,18 @@ public final class HeapEstimate {
     return size;
   }
 
+  /**
+   * What a row becomes as a change event: the event around it and its values, all of them (a
+   * changelog row's metadata columns too: errs high).
+   */
+  public static long ofRow(Object[] row) {
+    long size = EVENT_OVERHEAD + ARRAY_HEADER + (long) REFERENCE * row.length;
+    for (Object v : row) {
+      size += of(v);
+    }
+    return size;
+  }
+
   static long of(Object v) {
     if (v == null) {
       return 0;
