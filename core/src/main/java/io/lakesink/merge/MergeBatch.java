@@ -44,6 +44,13 @@ final class MergeBatch {
     private Change best;
     /** The last change of each other partition; null while the key came from one partition (usual). */
     private List<Change> others;
+    /**
+     * Whether the merge found a stored row of the key (in a file it read, not removed by the
+     * batch's truncate). Set by the merge's lanes, each only to true; read once they are done
+     * (their end happens before). A flag rather than a set of found keys: those sets, one per file
+     * and their union, cost two hash insertions per key of a follow.
+     */
+    boolean found;
 
     private Changes(Change first) {
       best = first;
@@ -255,11 +262,16 @@ final class MergeBatch {
     return out;
   }
 
-  /** What wins over a stored row ranked at {@code stored} among the changes of these keys (its keys in the batch); null: the row stays. */
+  /**
+   * What wins over a stored row ranked at {@code stored} among the changes of these keys (its keys
+   * in the batch); null: the row stays. Notes that the table holds these keys ({@link Changes#found}).
+   */
   Win over(List<RowKey> keys, ChangeOrder stored) {
     Win best = null;
     for (RowKey k : keys) {
-      Win w = latest.get(k).over(stored, floor);
+      Changes changes = latest.get(k);
+      changes.found = true;
+      Win w = changes.over(stored, floor);
       if (w != null && (best == null || w.rank().isAfter(best.rank()))) {
         best = w;
       }

@@ -141,12 +141,10 @@ final class TableMerge {
     });
     List<FileDeletes> merged = scanned.stream().filter(java.util.Objects::nonNull).toList();
     m.filesSkippedByFilter = candidates.size() - merged.size();
-    Set<RowKey> found = new HashSet<>();
     Set<MergeBatch.Change> changed = Collections.newSetFromMap(new IdentityHashMap<>());
     for (FileDeletes f : merged) {
       m.filesRead++;
       m.bytesOfFilesRead += Math.max(0, f.file.size());
-      found.addAll(f.found);
       if (f.emptied()) {
         m.deletes.putAll(f.deletes);
         m.written.addAll(f.written);
@@ -170,7 +168,7 @@ final class TableMerge {
     // them into the rewrites already.
     changed.removeAll(claimed);
     changed.forEach(c -> m.rows.add(c.row()));
-    m.insertMissing(batch, found, deleted, order, ranks);
+    m.insertMissing(batch, deleted, order, ranks);
     return m;
   }
 
@@ -215,14 +213,14 @@ final class TableMerge {
    * Adds the changes of keys the table does not hold (any more), then sorts the rows to write by
    * key. Only those that would insert a row are looked up in the delete history, all at once.
    */
-  private void insertMissing(MergeBatch batch, Set<RowKey> found, DeleteHistory deleted, KeyOrder order, Ranks ranks) {
+  private void insertMissing(MergeBatch batch, DeleteHistory deleted, KeyOrder order, Ranks ranks) {
     // With no delete known (a snapshot load) there is nothing to look up, and inserted keys are
     // only remembered to forget their deletes: either set would be garbage the size of the batch.
     boolean none = deleted.knowsNone();
     List<RowKey> inserts = new ArrayList<>();
     if (!none) {
       batch.latest.forEach((key, changes) -> {
-        if (!found.contains(key) && changes.writes()) {
+        if (!changes.found && changes.writes()) {
           inserts.add(key);
         }
       });
@@ -231,7 +229,7 @@ final class TableMerge {
     Set<RowKey> inserted = none ? null : written;
     batch.latest.forEach((key, changes) -> {
       // A key the table does not hold (any more): its remembered delete, if any, is what to outrank.
-      MergeBatch.Win win = found.contains(key) ? null : changes.over(deletedAt.get(key), batch.floor);
+      MergeBatch.Win win = changes.found ? null : changes.over(deletedAt.get(key), batch.floor);
       if (win != null) {
         applied(List.of(key), win, rows, deletes, inserted, ranks);
         if (win.change().deletes()) {
@@ -245,7 +243,6 @@ final class TableMerge {
   /** One file's rows a batch replaces or deletes, by position. */
   private static final class FileDeletes {
     final TableFile file;
-    final Set<RowKey> found = new HashSet<>();
     final Map<RowKey, ChangeOrder> deletes = new LinkedHashMap<>();
     final Set<RowKey> written = new HashSet<>();
     final List<MergeBatch.Change> upserts = new ArrayList<>();
@@ -286,8 +283,7 @@ final class TableMerge {
         if (keys.isEmpty()) {
           return;
         }
-        f.found.addAll(keys);
-        MergeBatch.Win win = batch.over(keys, ranks.of(row));
+        MergeBatch.Win win = batch.over(keys, ranks.of(row)); // notes the keys found, too
         if (win == null) {
           return; // written by a later change than the batch's
         }
