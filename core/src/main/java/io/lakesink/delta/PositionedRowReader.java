@@ -203,6 +203,36 @@ public final class PositionedRowReader {
     });
   }
 
+  /**
+   * Streams a file's live rows whose {@code boolean} column {@code flag} is true (every column
+   * read), the flag tested page by page ({@link PageColumns}) before a row is made: what a lookup
+   * of a changelog's deletes reads ({@code __deleted}, true in few rows).
+   */
+  public void forEachFlagged(TableFile file, String flag, RowSink sink) {
+    int k = readIndex(flag);
+    if (scanPages(file, k, new KeyProbe() {
+      private long[] flags;
+
+      @Override
+      void page(PageColumns columns) {
+        flags = columns.pageValues(k);
+      }
+
+      @Override
+      Object test(int i, boolean isNull) {
+        return !isNull && flags[i] != 0 ? AS_READ : null;
+      }
+    }, sink)) {
+      return;
+    }
+    scan(file, (b, r, position) -> {
+      ColumnVector flags = b.getColumnVector(k);
+      if (!flags.isNullAt(r) && flags.getBoolean(r)) {
+        sink.accept(whole(b, r, null, null), position);
+      }
+    });
+  }
+
   /** Where column {@code name} is among the columns read. */
   private int readIndex(String name) {
     for (int c = 0; c < read.size(); c++) {

@@ -124,7 +124,7 @@ final class ChangelogDeletes implements DeleteHistory {
       };
       if (building != null) {
         // The first read of the file: every delete's key goes into its filter.
-        reader.forEach(file, List.of(ChangelogColumns.DELETED), probe -> Boolean.TRUE.equals(probe[deleted]), deletes);
+        reader.forEachFlagged(file, ChangelogColumns.DELETED, deletes);
         filters.save(file, filterColumns, building);
       } else {
         wantedKeys.forEach(reader, file, deletes); // only the rows of the keys looked up, then their deletes

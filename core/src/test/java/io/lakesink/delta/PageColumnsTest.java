@@ -138,7 +138,18 @@ class PageColumnsTest {
       assertEquals(333, nullKeys.size(), "every live row's key tested, the null ones too");
       assertTrue(read.size() > 100 && read.stream().anyMatch(r -> r.contains("日本")));
     }
-    assertEquals(2, reader.filesReadByPages(), "read by pages, not by Kernel");
+    // Rows whose boolean column is true (a changelog's deletes), the flag tested by pages.
+    List<String> kernelFlagged = new ArrayList<>();
+    reader.forEach(file, (row, position) -> {
+      if (Boolean.TRUE.equals(row[3])) {
+        kernelFlagged.add(position + "=" + Arrays.asList(row));
+      }
+    });
+    List<String> flagged = new ArrayList<>();
+    reader.forEachFlagged(file, "flag", (row, position) -> flagged.add(position + "=" + Arrays.asList(row)));
+    assertEquals(kernelFlagged, flagged);
+    assertTrue(flagged.size() > 500 && flagged.size() < 1000, flagged.size() + " rows flagged");
+    assertEquals(3, reader.filesReadByPages(), "read by pages, not by Kernel");
   }
 
   /**
@@ -166,13 +177,17 @@ class PageColumnsTest {
     // A string key is tested by its bytes there too, and the row holds the key the test returns.
     DeltaTable named = new DeltaTable(KernelEngine.create(storage), storage.tableLocation("mapped_names"));
     Column name = new Column("name", ColumnType.STRING);
+    Column flag = new Column("flag", ColumnType.BOOLEAN);
     List<Object[]> named100 = new ArrayList<>();
     for (int i = 0; i < 100; i++) {
-      named100.add(new Object[] {"n" + i, i});
+      named100.add(new Object[] {"n" + i, i, i % 30 == 0});
     }
-    named.commit(named.prepareAppend(new AppendRequest(List.of(name, P), List.of(), Map.of(), named100, CommitOffsets.NONE, Map.of())));
+    named.commit(named.prepareAppend(new AppendRequest(List.of(name, P, flag), List.of(), Map.of(), named100, CommitOffsets.NONE, Map.of())));
     named.commitProperties(current -> Map.of("delta.columnMapping.mode", "name"));
-    PositionedRowReader byKernel = named.positionedReader(List.of(name, P), List.of("name", "p"));
+    PositionedRowReader byKernel = named.positionedReader(List.of(name, P, flag), List.of("name", "p", "flag"));
+    List<Object> flagged = new ArrayList<>();
+    byKernel.forEachFlagged(named.files().get(0), "flag", (row, position) -> flagged.add(row[0]));
+    assertEquals(List.of("n0", "n30", "n60", "n90"), flagged);
     String wanted = "n42";
     List<Object[]> found = new ArrayList<>();
     byKernel.forEachStringKey(named.files().get(0), "name",
