@@ -123,18 +123,7 @@ final class ChangelogChanges implements LatestChanges.Reading<Object[]> {
     if (at(row, partition) == null || at(row, offset) == null || TRUNCATE.equals(at(row, op))) {
       return null;
     }
-    if (keySlots.length == 1) {
-      Object value = at(row, keySlots[0]);
-      return LatestChanges.reduces(value) ? value : null;
-    }
-    Object[] values = new Object[keySlots.length];
-    for (int i = 0; i < keySlots.length; i++) {
-      values[i] = at(row, keySlots[i]);
-      if (!LatestChanges.reduces(values[i])) {
-        return null;
-      }
-    }
-    return java.util.Arrays.asList(values);
+    return LatestChanges.keyOf(row, keySlots);
   }
 
   @Override
@@ -201,17 +190,8 @@ final class ChangelogChanges implements LatestChanges.Reading<Object[]> {
       case DATE -> v instanceof LocalDate;
       case DECIMAL -> v instanceof BigDecimal d && d.scale() == type.scale();
       case TIMESTAMP -> v instanceof Instant i && i.getNano() % 1000 == 0;
-      case STRING -> v instanceof String s && !hasSurrogate(s);
+      case STRING -> v instanceof String s && !io.lakesink.event.StringOrder.hasSurrogate(s);
     };
-  }
-
-  private static boolean hasSurrogate(String s) {
-    for (int i = 0; i < s.length(); i++) {
-      if (Character.isSurrogate(s.charAt(i))) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /** The change a changelog row records. */

@@ -174,8 +174,32 @@ final class LatestChanges<T> {
   }
 
   /** Whether a key value reduces changes: not without one (the merge drops it), nor one compared by identity. */
-  static boolean reduces(Object value) {
+  private static boolean reduces(Object value) {
     return value != null && !(value instanceof byte[]);
+  }
+
+  /**
+   * What {@link Reading#keyOf} gives for a change whose values are {@code values}, the key's at
+   * {@code slots} (a slot outside them, -1 or past their end, reads null): the value for a
+   * one-column key, a list for more, null when one does not reduce changes.
+   */
+  static Object keyOf(Object[] values, int[] slots) {
+    if (slots.length == 1) {
+      Object value = at(values, slots[0]);
+      return reduces(value) ? value : null;
+    }
+    Object[] key = new Object[slots.length];
+    for (int i = 0; i < slots.length; i++) {
+      key[i] = at(values, slots[i]);
+      if (!reduces(key[i])) {
+        return null;
+      }
+    }
+    return Arrays.asList(key);
+  }
+
+  private static Object at(Object[] values, int slot) {
+    return slot < 0 || slot >= values.length ? null : values[slot];
   }
 
   /** {@link Reading} of change events. */
@@ -195,19 +219,7 @@ final class LatestChanges<T> {
           || e.position().offset() == ChangelogChanges.NO_OFFSET) {
         return null;
       }
-      int[] slots = keySlots(e.schema());
-      if (slots.length == 1) {
-        Object value = slots[0] < 0 ? null : e.values()[slots[0]];
-        return reduces(value) ? value : null;
-      }
-      Object[] values = new Object[slots.length];
-      for (int i = 0; i < slots.length; i++) {
-        values[i] = slots[i] < 0 ? null : e.values()[slots[i]];
-        if (!reduces(values[i])) {
-          return null;
-        }
-      }
-      return Arrays.asList(values);
+      return LatestChanges.keyOf(e.values(), keySlots(e.schema()));
     }
 
     /** Where the key columns are in a change of this schema (-1: not there); found once per schema. */

@@ -62,8 +62,8 @@ final class PageColumns implements AutoCloseable {
   }
 
   /**
-   * Opens the file for the columns, or returns null when one of them is not a flat integer column
-   * of the file this reader decodes (the caller reads the file with Kernel instead).
+   * Opens the file for the columns, or returns null when one of them is not a flat column of a
+   * type this reader decodes ({@link #readable}; the caller reads the file with Kernel instead).
    *
    * @param options Parquet's read options (codec settings), for this file only: the reader releases
    *     their codec factory when it closes, and that factory is not thread-safe

@@ -327,7 +327,7 @@ public final class PositionedRowReader {
     return row;
   }
 
-  /** Files {@link #forEachLongKey} and {@link #forEachStringKey} read by pages ({@link PageColumns}) rather than with Kernel. */
+  /** Files {@link #forEachLongKey}, {@link #forEachStringKey} and {@link #forEachFlagged} read by pages ({@link PageColumns}) rather than with Kernel. */
   int filesReadByPages() {
     return filesReadByPages.get();
   }

@@ -45,4 +45,18 @@ public final class StringOrder {
     }
     return Integer.compare(a.length() - i, b.length() - j);
   }
+
+  /**
+   * Whether the string holds a surrogate (half of a character above U+FFFF, paired or not): only
+   * such a string may not survive UTF-8, which cannot carry an unpaired one (Java writes {@code ?}
+   * in its place).
+   */
+  public static boolean hasSurrogate(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      if (Character.isSurrogate(s.charAt(i))) {
+        return true;
+      }
+    }
+    return false;
+  }
 }

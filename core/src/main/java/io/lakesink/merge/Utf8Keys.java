@@ -1,5 +1,6 @@
 package io.lakesink.merge;
 
+import io.lakesink.event.StringOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Collection;
@@ -31,7 +32,7 @@ final class Utf8Keys {
     int n = 0;
     for (String s : values) {
       byte[] b = s.getBytes(StandardCharsets.UTF_8);
-      if (hasSurrogate(s) && !new String(b, StandardCharsets.UTF_8).equals(s)) {
+      if (StringOrder.hasSurrogate(s) && !new String(b, StandardCharsets.UTF_8).equals(s)) {
         continue; // an unpaired surrogate: no stored UTF-8 reads back as this string
       }
       int h = hash(b, 0, b.length);
@@ -70,14 +71,5 @@ final class Utf8Keys {
       h = 31 * h + b[i];
     }
     return h ^ (h >>> 16);
-  }
-
-  private static boolean hasSurrogate(String s) {
-    for (int i = 0; i < s.length(); i++) {
-      if (Character.isSurrogate(s.charAt(i))) {
-        return true;
-      }
-    }
-    return false;
   }
 }
