@@ -47,11 +47,14 @@ final class JsonTokens {
     return base + (int) p.currentLocation().getByteOffset();
   }
 
-  /** The value at the current token as a tree: scalars without the tree machinery. */
+  /**
+   * The value at the current token as a tree: scalars without the tree machinery, a string that
+   * repeats with one {@code String} ({@link RepeatedText}).
+   */
   static JsonNode node(JsonParser p) throws IOException {
     return switch (p.currentToken()) {
       case VALUE_NULL -> NullNode.instance;
-      case VALUE_STRING -> TextNode.valueOf(p.getText());
+      case VALUE_STRING -> TextNode.valueOf(RepeatedText.ofThisThread().text(p));
       case VALUE_TRUE -> BooleanNode.TRUE;
       case VALUE_FALSE -> BooleanNode.FALSE;
       case VALUE_NUMBER_INT -> switch (p.getNumberType()) {

@@ -1,0 +1,72 @@
+package io.lakesink.kafka.decode;
+
+import com.fasterxml.jackson.core.JsonParser;
+import java.io.IOException;
+
+/**
+ * The text of a JSON value, one {@code String} for a value that repeats: a status, a currency, a
+ * country, a small number in a record without a schema. Change streams are full of such columns,
+ * and every event's string of each was an object of its own, held by the worker's buffers until
+ * the flush (and by a kept table's follow after it): a third of the strings a buffered event of
+ * the benchmark held, each collected and copied by the collector as live data.
+ *
+ * <p>A small direct-mapped table of recent values, looked up by the parser's characters before a
+ * string is made: a hit makes no string at all; a miss makes the one it would have made and takes
+ * the slot. Values that never repeat (ids, times) only churn the slots, each costing a hash over
+ * its characters; a value that repeats is found again unless as many distinct values as there
+ * are slots came in between. Long values, which rarely repeat, are not looked up.
+ *
+ * <p>One per thread: decoder threads each decode runs of records, and a table per thread is
+ * bounded whatever the number of topics; never shared, so nothing is synchronized.
+ */
+final class RepeatedText {
+  /** Slots: a power of two. */
+  static final int SLOTS = 1024;
+  /** Values longer than this are made as read, not looked up. */
+  static final int MAX_CHARS = 64;
+
+  private static final ThreadLocal<RepeatedText> OF_THREAD = ThreadLocal.withInitial(RepeatedText::new);
+
+  private final String[] slots = new String[SLOTS];
+
+  private RepeatedText() {}
+
+  /** The table of the calling thread. */
+  static RepeatedText ofThisThread() {
+    return OF_THREAD.get();
+  }
+
+  /** {@link JsonParser#getText()} of the current token (a string or a number), shared when it repeats. */
+  String text(JsonParser p) throws IOException {
+    int length = p.getTextLength();
+    if (length > MAX_CHARS) {
+      return p.getText();
+    }
+    char[] chars = p.getTextCharacters();
+    int offset = p.getTextOffset();
+    int hash = 0;
+    for (int i = 0; i < length; i++) {
+      hash = 31 * hash + chars[offset + i];
+    }
+    int slot = (hash ^ (hash >>> 16)) & (SLOTS - 1);
+    String held = slots[slot];
+    if (held != null && sameText(held, chars, offset, length)) {
+      return held;
+    }
+    String made = new String(chars, offset, length);
+    slots[slot] = made;
+    return made;
+  }
+
+  private static boolean sameText(String s, char[] chars, int offset, int length) {
+    if (s.length() != length) {
+      return false;
+    }
+    for (int i = 0; i < length; i++) {
+      if (s.charAt(i) != chars[offset + i]) {
+        return false;
+      }
+    }
+    return true;
+  }
+}

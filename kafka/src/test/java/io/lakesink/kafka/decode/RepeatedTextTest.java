@@ -1,0 +1,72 @@
+package io.lakesink.kafka.decode;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
+
+import com.fasterxml.jackson.core.JsonParser;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+class RepeatedTextTest {
+  private final RepeatedText text = RepeatedText.ofThisThread();
+
+  @Test
+  void aValueThatRepeatsIsOneString() throws IOException {
+    String first = text("\"shipped\"");
+    assertEquals("shipped", first);
+    assertSame(first, text("\"shipped\""));
+    assertSame(first, text("\"ship\\u0070ed\""), "the same text, however escaped");
+    assertSame(text("17"), text("17"), "an integer's digits too");
+    assertEquals("17", text("17"));
+  }
+
+  @Test
+  void eachValueReadsAsItsOwnText() throws IOException {
+    // Far more distinct values than slots, so values share slots and replace each other: whatever
+    // the table holds, a value reads as its own text (a slot is taken only on equal characters).
+    SplittableRandom random = new SplittableRandom(7);
+    List<String> values = new ArrayList<>();
+    for (int i = 0; i < 4 * RepeatedText.SLOTS; i++) {
+      values.add(switch (i % 4) {
+        case 0 -> "v" + i;
+        case 1 -> "\u00e9t\u00e9 " + i; // beyond ASCII
+        case 2 -> "\u20ac" + i + "\ud83d\ude00"; // a pair of surrogates
+        default -> Integer.toString(i);
+      });
+    }
+    for (int n = 0; n < 20_000; n++) {
+      String v = values.get(random.nextInt(values.size()));
+      String json = v.chars().allMatch(Character::isDigit) ? v : "\"" + v + "\"";
+      assertEquals(v, text(json));
+    }
+  }
+
+  @Test
+  void aLongValueIsNotLookedUp() throws IOException {
+    String value = "x".repeat(RepeatedText.MAX_CHARS + 1);
+    String first = text("\"" + value + "\"");
+    assertEquals(value, first);
+    assertNotSame(first, text("\"" + value + "\""), "made as read: values this long rarely repeat");
+    String limit = "y".repeat(RepeatedText.MAX_CHARS);
+    assertSame(text("\"" + limit + "\""), text("\"" + limit + "\""));
+  }
+
+  @Test
+  void theEmptyString() throws IOException {
+    assertEquals("", text("\"\""));
+    assertSame(text("\"\""), text("\"\""));
+  }
+
+  private String text(String json) throws IOException {
+    byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
+    try (JsonParser p = JsonTokens.parser(bytes, 0, bytes.length)) {
+      p.nextToken();
+      return text.text(p);
+    }
+  }
+}
