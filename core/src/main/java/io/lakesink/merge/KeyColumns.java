@@ -24,6 +24,12 @@ record KeyColumns(List<String> names, int[] slots, ColumnType[] types) {
    * value is empty (null, or an empty string).
    */
   RowKey keyOf(Object[] row) {
+    if (slots.length == 1) {
+      // The usual key: one list object holding the value, not an array and a list around it (a
+      // merge holds a key per change of its batch, and makes one per stored row it reads by rows).
+      Object v = slots[0] < row.length ? row[slots[0]] : null;
+      return v == null || (v instanceof String s && s.isEmpty()) ? null : new RowKey(names, List.of(StorageForm.of(v, types[0])));
+    }
     Object[] values = new Object[slots.length];
     for (int i = 0; i < slots.length; i++) {
       Object v = slots[i] < row.length ? row[slots[i]] : null;
