@@ -64,7 +64,19 @@ final class LatestChanges<T> {
    * A key's values and a partition: one per change looked up, so no list or array of its own for
    * a one-column key, and equality without an iterator (a list's costs one per comparison).
    */
-  private record KeyAt(Object key, int partition) {}
+  private record KeyAt(Object key, int partition) {
+    // Written out: a record's generated equals and hashCode go through a chain of method
+    // handles, and this runs for every changelog row a follow reads.
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof KeyAt k && partition == k.partition && key.equals(k.key);
+    }
+
+    @Override
+    public int hashCode() {
+      return 31 * key.hashCode() + partition;
+    }
+  }
 
   /** A change with the number of its addition, which orders the changes handed out, and what it holds on the heap. */
   private record Numbered<T>(long number, T change, long heapBytes) {}

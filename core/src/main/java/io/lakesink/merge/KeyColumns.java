@@ -41,16 +41,43 @@ record KeyColumns(List<String> names, int[] slots, ColumnType[] types) {
     return new RowKey(names, Arrays.asList(values));
   }
 
-  /** A key: which columns, and their values. Rows match when both are equal. */
-  record RowKey(List<String> columns, List<Object> values) {
-    // By index, not by the lists' own equals and hashCode: those take an iterator per call, and a
-    // merge compares a key for every row it reads and every map it looks one up in.
+  /**
+   * A key: which columns, and their values. Rows match when both are equal.
+   *
+   * <p>Its hash is computed once, when it is made (its values were just read, so in the CPU's
+   * cache): a merge looks a key up in several maps, and its values are strings scattered over an
+   * old heap by then, each lookup chasing the key, its list, the string and its bytes again.
+   */
+  static final class RowKey {
+    private final List<String> columns;
+    private final List<Object> values;
+    private final int hash;
+
+    RowKey(List<String> columns, List<Object> values) {
+      this.columns = columns;
+      this.values = values;
+      int h = 1;
+      // By index, not by the list's own hashCode: that takes an iterator per call.
+      for (int i = 0; i < values.size(); i++) {
+        h = 31 * h + java.util.Objects.hashCode(values.get(i));
+      }
+      this.hash = h;
+    }
+
+    List<String> columns() {
+      return columns;
+    }
+
+    List<Object> values() {
+      return values;
+    }
+
     @Override
     public boolean equals(Object o) {
       if (this == o) {
         return true;
       }
-      if (!(o instanceof RowKey k) || values.size() != k.values.size()) {
+      if (!(o instanceof RowKey k) || hash != k.hash || values.size() != k.values.size()) {
         return false;
       }
       for (int i = 0; i < values.size(); i++) {
@@ -63,11 +90,12 @@ record KeyColumns(List<String> names, int[] slots, ColumnType[] types) {
 
     @Override
     public int hashCode() {
-      int h = 1;
-      for (int i = 0; i < values.size(); i++) {
-        h = 31 * h + java.util.Objects.hashCode(values.get(i));
-      }
-      return h;
+      return hash;
+    }
+
+    @Override
+    public String toString() {
+      return "RowKey[columns=" + columns + ", values=" + values + "]";
     }
   }
 }
