@@ -27,18 +27,23 @@ record KeyColumns(List<String> names, int[] slots, ColumnType[] types) {
     if (slots.length == 1) {
       // The usual key: one list object holding the value, not an array and a list around it (a
       // merge holds a key per change of its batch, and makes one per stored row it reads by rows).
-      Object v = slots[0] < row.length ? row[slots[0]] : null;
-      return v == null || (v instanceof String s && s.isEmpty()) ? null : new RowKey(names, List.of(StorageForm.of(v, types[0])));
+      Object v = stored(row, 0);
+      return v == null ? null : new RowKey(names, List.of(v));
     }
     Object[] values = new Object[slots.length];
     for (int i = 0; i < slots.length; i++) {
-      Object v = slots[i] < row.length ? row[slots[i]] : null;
-      if (v == null || (v instanceof String s && s.isEmpty())) {
+      values[i] = stored(row, i);
+      if (values[i] == null) {
         return null;
       }
-      values[i] = StorageForm.of(v, types[i]);
     }
     return new RowKey(names, Arrays.asList(values));
+  }
+
+  /** The row's value of the i-th key column as the table stores it, or null when it is empty. */
+  private Object stored(Object[] row, int i) {
+    Object v = slots[i] < row.length ? row[slots[i]] : null;
+    return v == null || (v instanceof String s && s.isEmpty()) ? null : StorageForm.of(v, types[i]);
   }
 
   /**

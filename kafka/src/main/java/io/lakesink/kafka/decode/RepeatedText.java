@@ -7,8 +7,8 @@ import java.io.IOException;
  * The text of a JSON value, one {@code String} for a value that repeats: a status, a currency, a
  * country, a small number in a record without a schema. Change streams are full of such columns,
  * and every event's string of each was an object of its own, held by the worker's buffers until
- * the flush (and by a kept table's follow after it): a third of the strings a buffered event of
- * the benchmark held, each collected and copied by the collector as live data.
+ * the flush (and by a kept table's follow after it): four of the ten strings a buffered event of
+ * the benchmark held, each marked and copied by the collector as live data.
  *
  * <p>A small direct-mapped table of recent values, looked up by the parser's characters before a
  * string is made: a hit makes no string at all; a miss makes the one it would have made and takes

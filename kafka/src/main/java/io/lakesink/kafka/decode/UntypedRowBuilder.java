@@ -20,7 +20,7 @@ import java.util.Map;
 final class UntypedRowBuilder implements RowBuilder {
   private static final int LINEAR_SEARCH_LIMIT = 16;
   private final UntypedSchemas schemas;
-  private final RepeatedText text = RepeatedText.ofThisThread();
+  private final RepeatedText repeated = RepeatedText.ofThisThread();
   private final boolean flattened;
   private final List<String> expected; // the previous row's fields
   private String[] names; // null while asExpected: the names are then expected's
@@ -63,11 +63,11 @@ final class UntypedRowBuilder implements RowBuilder {
   private Object text(String name, JsonParser p) throws IOException {
     return switch (p.currentToken()) {
       case VALUE_NULL -> null;
-      case VALUE_STRING -> text.text(p);
+      case VALUE_STRING -> repeated.text(p);
       case VALUE_TRUE -> "true";
       case VALUE_FALSE -> "false";
       case VALUE_NUMBER_INT -> {
-        String digits = text.text(p); // JSON allows no leading zeros or '+': the digits are the number's text
+        String digits = repeated.text(p); // JSON allows no leading zeros or '+': the digits are the number's text
         yield digits.equals("-0") ? "0" : digits;
       }
       case VALUE_NUMBER_FLOAT -> {
