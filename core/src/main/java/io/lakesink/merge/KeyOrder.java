@@ -66,75 +66,18 @@ final class KeyOrder implements Comparator<Object[]> {
       Object[] row = rows.get(i);
       keyed[i] = Keyed.of(row, slot < row.length ? row[slot] : null);
     }
-    sortStably(keyed);
+    java.util.Arrays.sort(keyed, (a, b) -> {
+      if (a.packed && b.packed) {
+        int c = Long.compareUnsigned(a.prefix, b.prefix);
+        if (c != 0) {
+          return c;
+        }
+      }
+      return compareValues(a.key, b.key);
+    });
     for (int i = 0; i < keyed.length; i++) {
       rows.set(i, keyed[i].row);
     }
-  }
-
-  /** Rows sorted by insertion before runs are merged. */
-  private static final int RUN = 32;
-
-  /**
-   * A stable merge sort of keyed rows: code of its own rather than {@link java.util.Arrays#sort}'s
-   * TimSort, which the whole worker shares. C2 compiles TimSort for the array types it has seen;
-   * other callers' arrays between two follows made it deoptimize at the next follow's sort
-   * ({@code array_check}), and C2 compiled its merges again at every follow.
-   */
-  private static void sortStably(Keyed[] rows) {
-    int n = rows.length;
-    for (int lo = 0; lo < n; lo += RUN) {
-      insertionSort(rows, lo, Math.min(lo + RUN, n));
-    }
-    Keyed[] from = rows;
-    Keyed[] to = new Keyed[n];
-    for (int width = RUN; width < n; width *= 2) {
-      for (int lo = 0; lo < n; lo += 2 * width) {
-        int mid = Math.min(lo + width, n);
-        int hi = Math.min(lo + 2 * width, n);
-        if (mid == hi || compare(from[mid - 1], from[mid]) <= 0) {
-          System.arraycopy(from, lo, to, lo, hi - lo); // in order already (or a lone run)
-          continue;
-        }
-        int i = lo;
-        int j = mid;
-        int k = lo;
-        while (i < mid && j < hi) {
-          // The left one on a tie: equal keys keep their order.
-          to[k++] = compare(from[j], from[i]) < 0 ? from[j++] : from[i++];
-        }
-        System.arraycopy(from, i, to, k, mid - i);
-        System.arraycopy(from, j, to, k + mid - i, hi - j);
-      }
-      Keyed[] merged = to;
-      to = from;
-      from = merged;
-    }
-    if (from != rows) {
-      System.arraycopy(from, 0, rows, 0, n);
-    }
-  }
-
-  private static void insertionSort(Keyed[] rows, int lo, int hi) {
-    for (int i = lo + 1; i < hi; i++) {
-      Keyed row = rows[i];
-      int j = i - 1;
-      while (j >= lo && compare(rows[j], row) > 0) {
-        rows[j + 1] = rows[j];
-        j--;
-      }
-      rows[j + 1] = row;
-    }
-  }
-
-  private static int compare(Keyed a, Keyed b) {
-    if (a.packed && b.packed) {
-      int c = Long.compareUnsigned(a.prefix, b.prefix);
-      if (c != 0) {
-        return c;
-      }
-    }
-    return compareValues(a.key, b.key);
   }
 
   /** A row with its key, and the key's first characters packed when they fit a byte each. */
