@@ -197,7 +197,7 @@ final class PageColumns implements AutoCloseable {
     return cursors[c].count;
   }
 
-  /** An integer column's current page's values by index (meaningless where null); valid until the next {@link #seek}. */
+  /** An integer or boolean (0 or 1) column's current page's values by index (meaningless where null); valid until the next {@link #seek}. */
   long[] pageValues(int c) {
     return cursors[c].values;
   }

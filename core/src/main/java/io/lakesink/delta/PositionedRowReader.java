@@ -123,19 +123,7 @@ public final class PositionedRowReader {
    */
   public void forEachLongKey(TableFile file, String keyColumn, LongKeyTest wants, RowSink sink) {
     int k = readIndex(keyColumn);
-    if (scanPages(file, k, new KeyProbe() {
-      private long[] keys;
-
-      @Override
-      void page(PageColumns columns) {
-        keys = columns.pageValues(k);
-      }
-
-      @Override
-      Object test(int i, boolean isNull) {
-        return wants.wants(isNull ? 0 : keys[i], isNull) ? AS_READ : null;
-      }
-    }, sink)) {
+    if (scanPages(file, k, numberProbe(k, wants), sink)) {
       return;
     }
     boolean isInt = read.get(k).type().kind() == io.lakesink.event.ColumnType.Kind.INT;
@@ -210,19 +198,8 @@ public final class PositionedRowReader {
    */
   public void forEachFlagged(TableFile file, String flag, RowSink sink) {
     int k = readIndex(flag);
-    if (scanPages(file, k, new KeyProbe() {
-      private long[] flags;
-
-      @Override
-      void page(PageColumns columns) {
-        flags = columns.pageValues(k);
-      }
-
-      @Override
-      Object test(int i, boolean isNull) {
-        return !isNull && flags[i] != 0 ? AS_READ : null;
-      }
-    }, sink)) {
+    // A boolean page's values read 0 or 1 (PageColumns.pageValues).
+    if (scanPages(file, k, numberProbe(k, (value, isNull) -> !isNull && value != 0), sink)) {
       return;
     }
     scan(file, (b, r, position) -> {
@@ -247,6 +224,23 @@ public final class PositionedRowReader {
   private static final Object AS_READ = new Object();
 
   /** Tests the keys of the key column's current page, one row at a time. */
+  /** A probe of column {@code k}'s values as numbers (an integer, or a boolean as 0 or 1), rows kept as read. */
+  private static KeyProbe numberProbe(int k, LongKeyTest wants) {
+    return new KeyProbe() {
+      private long[] values;
+
+      @Override
+      void page(PageColumns columns) {
+        values = columns.pageValues(k);
+      }
+
+      @Override
+      Object test(int i, boolean isNull) {
+        return wants.wants(isNull ? 0 : values[i], isNull) ? AS_READ : null;
+      }
+    };
+  }
+
   private abstract static class KeyProbe {
     /** Takes the key column's current page (the key column is in the file). */
     abstract void page(PageColumns columns);
