@@ -19,12 +19,7 @@ public final class HeapEstimate {
   private HeapEstimate() {}
 
   public static long of(ChangeEvent e) {
-    Object[] values = e.values();
-    long size = EVENT_OVERHEAD + ARRAY_HEADER + (long) REFERENCE * values.length;
-    for (Object v : values) {
-      size += of(v);
-    }
-    return size;
+    return ofRow(e.values());
   }
 
   /**
