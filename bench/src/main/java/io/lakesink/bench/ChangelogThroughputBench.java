@@ -11,7 +11,6 @@ import io.lakesink.delivery.FlushWriters;
 import io.lakesink.delta.DeltaTableReader;
 import io.lakesink.delta.KernelEngine;
 import io.lakesink.error.SourcePosition;
-import io.lakesink.kafka.FetchSizes;
 import io.lakesink.kafka.KafkaWorker;
 import io.lakesink.kafka.WorkerResult;
 import io.lakesink.kafka.decode.DebeziumJsonDecoder;
@@ -449,7 +448,7 @@ public final class ChangelogThroughputBench {
     p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
     // The worker's own consumer settings (KafkaWorker).
     p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
-    p.putAll(FetchSizes.defaults());
+    p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 8 << 20);
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     DebeziumJsonDecoder decoder = new DebeziumJsonDecoder();
     long records = 0;

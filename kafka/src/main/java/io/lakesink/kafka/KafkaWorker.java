@@ -136,25 +136,6 @@ public final class KafkaWorker implements AutoCloseable {
     this(consumerProperties, routes, TopicDiscovery.NONE, hook, clock, assignmentTimeout, maxBufferBytes);
   }
 
-  /** The consumer's settings: the worker's defaults, the configuration's properties over them, then what may not change. */
-  static Properties consumerProperties(Map<String, Object> configured) {
-    Properties props = new Properties();
-    props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-    props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
-    // Each fetch response under half a G1 region: never a humongous object (FetchSizes).
-    props.putAll(FetchSizes.defaults());
-    // Records of aborted producer transactions are never delivered.
-    props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    props.putAll(configured);
-    // Not overridable: offsets are committed by hand, after the Delta commit.
-    props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-    props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    // Values are read where the consumer fetched them, not copied into an array each: decoders
-    // take the buffer (RecordDecoder) and keep nothing of it, so no event holds on to a fetch.
-    props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteBufferDeserializer.class.getName());
-    return props;
-  }
-
   /** @param discovery finds more topics to deliver while running (pattern subscriptions) */
   public KafkaWorker(
       Map<String, Object> consumerProperties, List<Route> routes, TopicDiscovery discovery, FlushHook hook, Clock clock,
@@ -166,7 +147,19 @@ public final class KafkaWorker implements AutoCloseable {
   KafkaWorker(
       Map<String, Object> consumerProperties, List<Route> routes, TopicDiscovery discovery, FlushHook hook, Clock clock,
       Duration assignmentTimeout, long maxBufferBytes, DecodePool decoders) {
-    Properties props = consumerProperties(consumerProperties);
+    Properties props = new Properties();
+    props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
+    props.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 8 << 20);
+    // Records of aborted producer transactions are never delivered.
+    props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    props.putAll(consumerProperties);
+    // Not overridable: offsets are committed by hand, after the Delta commit.
+    props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    // Values are read where the consumer fetched them, not copied into an array each: decoders
+    // take the buffer (RecordDecoder) and keep nothing of it, so no event holds on to a fetch.
+    props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteBufferDeserializer.class.getName());
     this.pollBudgetMillis =
         Long.parseLong(String.valueOf(props.getOrDefault(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, "300000"))) / 2;
     this.consumer = new KafkaConsumer<>(props);
