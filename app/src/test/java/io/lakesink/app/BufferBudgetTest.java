@@ -3,11 +3,17 @@ package io.lakesink.app;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lakesink.app.status.WorkerMetrics;
+import io.lakesink.delivery.FlushHook;
 import io.lakesink.delta.DeltaTable;
 import io.lakesink.delta.DeltaTableReader;
 import io.lakesink.delta.KernelEngine;
+import io.lakesink.kafka.KafkaWorker;
+import io.lakesink.kafka.WorkerStatus;
 import io.lakesink.storage.TableStorage;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -39,6 +45,41 @@ class BufferBudgetTest {
     List<Map<String, Object>> rows = w.rows("t");
     ChangelogEndToEndTest.assertNoDuplicatePositions(rows);
     assertEquals(3000, rows.size());
+  }
+
+  /**
+   * How long reading waited for the budget is counted for {@code /status} and {@code /metrics}:
+   * a tight budget makes it wait at every early flush, an ample one never.
+   */
+  @Test
+  void theTimeReadingWaitsForTheBudgetIsCounted() {
+    String topic = SharedKafka.newTopic("budget-wait", 1);
+    try (KafkaProducer<byte[], byte[]> p = SharedKafka.producer()) {
+      for (int i = 0; i < 3000; i++) {
+        SharedKafka.send(p, topic, 0, "{\"id\":" + i + "}", ChangelogEndToEndTest.envelope("c", i, "name-" + i, i));
+      }
+      p.flush();
+    }
+    WorkerHarness tight = new WorkerHarness(data).subscribe("- {topic: " + topic + ", table: tight}");
+    tight.delivery = "  flush_interval: 1h\n  flush_rows: 1000000\n  flush_bytes: 1GB\n  max_buffer_bytes: 64KB\n";
+    tight.kafkaExtra = "  properties:\n    max.poll.records: \"100\"\n";
+    WorkerStatus waited = runForStatus(tight);
+    assertTrue(waited.buffersFull().toNanos() > 0, "reading waited for the flushes: " + waited.buffersFull());
+    String scraped = new WorkerMetrics(() -> waited).scrape();
+    assertTrue(scraped.contains("lakesink_buffers_full_seconds_total " + waited.buffersFull().toNanos() / 1e9), scraped);
+
+    WorkerHarness ample = new WorkerHarness(data).subscribe("- {topic: " + topic + ", table: ample}");
+    ample.delivery = "  flush_interval: 1h\n  flush_rows: 1000000\n  flush_bytes: 1GB\n  max_buffer_bytes: 1GB\n";
+    assertEquals(Duration.ZERO, runForStatus(ample).buffersFull());
+    assertEquals(3000, ample.rows("ample").size());
+  }
+
+  private static WorkerStatus runForStatus(WorkerHarness w) {
+    try (TableStorage storage = Pipeline.storage(w.config().storage());
+        KafkaWorker worker = Pipeline.worker(w.config(), storage, FlushHook.NONE, Clock.systemUTC())) {
+      assertTrue(worker.run(true).allDelivering());
+      return worker.status();
+    }
   }
 
   /**

@@ -77,6 +77,9 @@ class StatusEndpointTest {
         assertTrue(prometheus.contains("lakesink_commit_latency_seconds_count{table=\"good_APPEND\"}"), prometheus);
         assertTrue(prometheus.contains("lakesink_consumer_lag{partition=\"0\",table=\"good_APPEND\"} 0.0"), prometheus);
         assertTrue(prometheus.contains("lakesink_events_consumed{table=\"bad_APPEND\"}"), prometheus);
+        // 13 small events never fill the default budget: reading never waited for it.
+        assertTrue(prometheus.contains("lakesink_buffers_full_seconds_total 0.0"), prometheus);
+        assertEquals(0.0, status.path("buffers_full_seconds").asDouble(-1));
       }
     }
   }

@@ -298,8 +298,10 @@ public final class ChangelogThroughputBench {
 
     long start = System.nanoTime();
     WorkerResult result;
+    Duration buffersFull;
     try (KafkaWorker worker = Pipeline.worker(config, storage, phases, Clock.systemUTC())) {
       result = worker.run(true);
+      buffersFull = worker.status().buffersFull();
     }
     long elapsed = System.nanoTime() - start;
     long mainCpu = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - mainCpuBefore;
@@ -323,6 +325,8 @@ public final class ChangelogThroughputBench {
     // JVM start to the worker's exit: the figure Spark's process time compares with.
     r.setProperty("process_seconds", String.valueOf(ManagementFactory.getRuntimeMXBean().getUptime() / 1e3));
     r.setProperty("events_per_second", String.valueOf(events / (elapsed / 1e9)));
+    // How long reading waited for delivery.max_buffer_bytes (the writers, and kept tables' follows).
+    r.setProperty("buffers_full_seconds", String.valueOf(buffersFull.toNanos() / 1e9));
     r.setProperty("vmhwm_mb", String.valueOf(vmKb("VmHWM") / 1024));
     r.setProperty("rss_at_start_mb", String.valueOf(rssBefore / 1024));
     r.setProperty("max_heap_mb", String.valueOf(Runtime.getRuntime().maxMemory() >> 20));

@@ -187,9 +187,9 @@ final class KeptTableFigures {
     }
     System.out.println();
     System.out.println("The worker with the kept current-state table (current_state: {object: table}) on vs off, same topic:");
-    System.out.println(String.format(Locale.ROOT, "%-8s %9s %11s %11s %7s %11s %7s %9s %9s %8s %9s %8s %10s %9s",
-        "case", "keys", "off ev/s", "on ev/s", "ratio", "caught ev/s", "ratio", "off µs/ev", "on µs/ev", "follows",
-        "follow s", "lag s", "lag at exit", "verified"));
+    System.out.println(String.format(Locale.ROOT, "%-8s %9s %11s %11s %7s %11s %7s %9s %9s %13s %8s %9s %8s %10s %9s",
+        "case", "keys", "off ev/s", "on ev/s", "ratio", "caught ev/s", "ratio", "off µs/ev", "on µs/ev", "waited off/on",
+        "follows", "follow s", "lag s", "lag at exit", "verified"));
     for (Path f : keptRuns) {
       Properties on = ChangelogThroughputBench.load(f);
       Properties off = ChangelogThroughputBench.load(f.resolveSibling(f.getFileName().toString().replaceFirst("^kept-", "run-")));
@@ -198,10 +198,11 @@ final class KeptTableFigures {
       double onRate = events / ChangelogThroughputBench.d(on, "changelog_done_seconds");
       double caughtRate = events / ChangelogThroughputBench.d(on, "kept_caught_up_seconds");
       double onCpu = ChangelogThroughputBench.d(on, "cpu_seconds") + ChangelogThroughputBench.d(on, "kept_after_exit_cpu_seconds");
-      System.out.println(String.format(Locale.ROOT, "%-8s %,9d %,11.0f %,11.0f %6.2f× %,11.0f %6.2f× %9.1f %9.1f %8s %9.2f %8.2f %10s %9s",
+      System.out.println(String.format(Locale.ROOT, "%-8s %,9d %,11.0f %,11.0f %6.2f× %,11.0f %6.2f× %9.1f %9.1f %13s %8s %9.2f %8.2f %10s %9s",
           f.getFileName().toString().replaceAll("^kept-p|\\.properties$", ""), Long.parseLong(on.getProperty("keys", "0")),
           offRate, onRate, onRate / offRate, caughtRate, caughtRate / offRate,
           ChangelogThroughputBench.d(off, "cpu_seconds") * 1e6 / events, onCpu * 1e6 / events,
+          String.format(Locale.ROOT, "%.1f/%.1f", waited(off), waited(on)),
           on.getProperty("kept_follow_commits"), followCpu(on),
           ChangelogThroughputBench.d(on, "kept_caught_up_seconds") - ChangelogThroughputBench.d(on, "changelog_done_seconds"),
           on.getProperty("kept_lag_versions_at_exit"),
@@ -211,8 +212,14 @@ final class KeptTableFigures {
     System.out.println("caught ev/s = events / time until the kept table reflects that commit (the worker's exit waits for its follows);");
     System.out.println("µs/ev = the worker process's CPU per event (the follows' included with the table on); follow s = CPU of the");
     System.out.println("follower thread (its merges' helper lanes not counted); lag s = caught up − changelog done;");
+    System.out.println("waited = seconds reading waited for delivery.max_buffer_bytes (flushes being written, follows holding changes);");
     System.out.println("lag at exit = changelog versions the table did not reflect when the worker exited (0: no catch-up needed);");
     System.out.println("verified = changelog off / changelog on + kept table equal to the current state computed from the events.");
+  }
+
+  /** Seconds reading waited for the buffer budget; NaN for a run from before it was recorded. */
+  private static double waited(Properties run) {
+    return run == null || run.getProperty("buffers_full_seconds") == null ? Double.NaN : ChangelogThroughputBench.d(run, "buffers_full_seconds");
   }
 
   private static double followCpu(Properties on) {

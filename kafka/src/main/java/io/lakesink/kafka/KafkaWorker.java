@@ -97,6 +97,9 @@ public final class KafkaWorker implements AutoCloseable {
   private long nextReleaseCheck;
   private long lastPollMillis;
   private boolean buffersFull;
+  /** When reading last paused for the budget ({@link System#nanoTime}), and how long it waited before that. */
+  private long buffersFullSince;
+  private long buffersFullNanos;
   private boolean backPressureOnly; // the current BUFFERS_FULL pause waits only for flushes being written
   /** Worker-level faults by source ("storage:<table>", "registry:<topic>"): message. */
   private final Map<String, String> faults = new LinkedHashMap<>();
@@ -333,8 +336,9 @@ public final class KafkaWorker implements AutoCloseable {
       subs.add(new WorkerStatus.Subscription(
           table, PartitionLags.of(consumer, theirs), consumed.getOrDefault(d.subscription().topic(), 0L)));
     }
+    long waited = buffersFullNanos + (buffersFull ? System.nanoTime() - buffersFullSince : 0);
     return new WorkerStatus(clock.instant(), List.copyOf(subs), faults(), outages.list(tables, assigned, storage),
-        discovery.report());
+        discovery.report(), Duration.ofNanos(waited));
   }
 
   /**
@@ -581,6 +585,7 @@ public final class KafkaWorker implements AutoCloseable {
     if (total <= maxBufferBytes) {
       if (buffersFull && total <= maxBufferBytes / 10 * 8) {
         buffersFull = false;
+        buffersFullNanos += System.nanoTime() - buffersFullSince;
         pauses.remove(consumer.assignment(), Reason.BUFFERS_FULL);
         if (backPressureOnly) {
           log.debug("Buffers are below the budget again ({} of {} bytes); reading resumes", total, maxBufferBytes);
@@ -607,6 +612,7 @@ public final class KafkaWorker implements AutoCloseable {
     }
     if (total > maxBufferBytes && !buffersFull) {
       buffersFull = true;
+      buffersFullSince = System.nanoTime();
       pauses.add(consumer.assignment(), Reason.BUFFERS_FULL);
       pauses.apply(consumer);
       // Catching up a backlog, the budget is routinely reached while a flush is being written:

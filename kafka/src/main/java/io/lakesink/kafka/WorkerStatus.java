@@ -1,6 +1,7 @@
 package io.lakesink.kafka;
 
 import io.lakesink.delivery.TableStatus;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -17,10 +18,20 @@ import java.util.Map;
  * @param outages outside services that do not answer right now, and what waits on each. Unlike
  *     a fault they leave the worker healthy: a restart would not bring the service back, and
  *     the worker resumes by itself once it answers
+ * @param buffersFull how long reading has waited since the worker started because its buffers
+ *     (and its kept tables' follows) held {@code delivery.max_buffer_bytes}, the current wait
+ *     included: back-pressure from the writers, which a growing share of the time says the
+ *     budget, or the heap behind it, is what holds the worker back
  */
 public record WorkerStatus(
-    Instant at, List<Subscription> subscriptions, List<String> faults, List<Outage> outages, List<PatternMatches> patterns) {
+    Instant at, List<Subscription> subscriptions, List<String> faults, List<Outage> outages, List<PatternMatches> patterns,
+    Duration buffersFull) {
   public static final WorkerStatus STARTING = new WorkerStatus(Instant.EPOCH, List.of());
+
+  public WorkerStatus(
+      Instant at, List<Subscription> subscriptions, List<String> faults, List<Outage> outages, List<PatternMatches> patterns) {
+    this(at, subscriptions, faults, outages, patterns, Duration.ZERO);
+  }
 
   public WorkerStatus(Instant at, List<Subscription> subscriptions, List<String> faults, List<Outage> outages) {
     this(at, subscriptions, faults, outages, List.of());

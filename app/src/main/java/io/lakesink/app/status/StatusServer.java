@@ -161,6 +161,8 @@ public final class StatusServer implements AutoCloseable {
     body.put("faults", s.faults());
     // Services that do not answer, since when, and which tables and partitions wait on them.
     body.put("outages", s.outages());
+    // Back-pressure since start: how long reading waited for the writers to make room in the budget.
+    body.put("buffers_full_seconds", Math.round(s.buffersFull().toMillis() / 100.0) / 10.0);
     body.put("subscriptions", subs);
     if (!s.patterns().isEmpty()) {
       // Each topic_pattern entry: the topics it matched (→ table), and those it left out and why.

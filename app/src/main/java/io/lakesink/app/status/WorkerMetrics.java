@@ -6,6 +6,7 @@ import io.lakesink.kafka.WorkerStatus;
 import io.lakesink.maintenance.OptimizeResult;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
@@ -54,6 +55,10 @@ public final class WorkerMetrics implements DeliveryMetrics {
         .description("Events read and not yet committed, per table").register(registry);
     Gauge.builder("lakesink.worker.faults", this, m -> m.status.get().faults().size())
         .description("Worker-level faults standing (credentials or permissions refused): /health is 503 while above 0")
+        .register(registry);
+    // A counter of seconds: its rate is the share of the time reading waits for the writers.
+    FunctionCounter.builder("lakesink.buffers.full", this, m -> m.status.get().buffersFull().toNanos() / 1e9).baseUnit("seconds")
+        .description("How long reading has waited because the buffers held delivery.max_buffer_bytes (back-pressure)")
         .register(registry);
     this.lag = MultiGauge.builder("lakesink.consumer.lag").description("Records not yet read, per partition").register(registry);
     this.consumed = MultiGauge.builder("lakesink.events.consumed").description("Records read since start, per table").register(registry);
