@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -59,12 +60,23 @@ public final class StatusPage {
         .append("<header><h1>lakesink worker</h1><p id=\"summary\">").append(esc(summary(s, starting))).append("</p>")
         .append("<p class=\"muted\">").append(starting ? "No status yet" : "Status of " + time(s.at()))
         .append(", page of ").append(time(now)).append("; refreshes every ").append(REFRESH.toSeconds())
-        .append(" s. JSON: <a href=\"status\">/status</a>, <a href=\"metrics\">/metrics</a>.</p></header>\n");
+        .append(" s. JSON: <a href=\"status\">/status</a>, <a href=\"metrics\">/metrics</a>.</p>")
+        .append(budgetWait(s)).append("</header>\n");
     faults(out, s.faults());
     outages(out, s.outages(), now);
     quarantines(out, s.subscriptions());
     tables(out, s.subscriptions(), now);
     return out.append("</body></html>\n").toString();
+  }
+
+  /** How long reading waited for the buffer budget, once it has: a share of the uptime worth a look. */
+  private static String budgetWait(WorkerStatus s) {
+    if (s.buffersFull().isZero()) {
+      return "";
+    }
+    return String.format(Locale.ROOT, "<p class=\"muted\" id=\"budget\">Reading has waited %.1f s since the worker started"
+        + " for its buffers to fit <code>delivery.max_buffer_bytes</code> (back-pressure while flushes are written).</p>",
+        s.buffersFull().toMillis() / 1000.0);
   }
 
   private static String summary(WorkerStatus s, boolean starting) {

@@ -108,6 +108,17 @@ class StatusPageTest {
   }
 
   @Test
+  void timeReadingWaitedForTheBufferBudgetShowsOnceThereIsSome() {
+    TableStatus t = table("orders_APPEND", "healthy", null, NOW, List.of());
+    StatusPage page = new StatusPage(new Throughput(Clock.systemUTC()), null);
+    String none = page.render(new WorkerStatus(NOW, List.of(sub(t, lag(0L))), List.of(), List.of(), List.of()), NOW);
+    assertFalse(none.contains("id=\"budget\""), none);
+    String waited = page.render(
+        new WorkerStatus(NOW, List.of(sub(t, lag(0L))), List.of(), List.of(), List.of(), Duration.ofMillis(12_345)), NOW);
+    assertTrue(waited.contains("Reading has waited 12.3 s since the worker started"), waited);
+  }
+
+  @Test
   void lastCommitFreshnessAndThroughputShow() {
     MutableClock clock = new MutableClock(NOW.minusSeconds(125));
     Throughput throughput = new Throughput(clock);

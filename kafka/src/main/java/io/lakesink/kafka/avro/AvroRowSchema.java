@@ -4,6 +4,7 @@ import io.lakesink.error.Errors;
 import io.lakesink.event.Column;
 import io.lakesink.event.RowSchema;
 import io.lakesink.kafka.decode.DecodeException;
+import io.lakesink.kafka.decode.RepeatedText;
 import io.lakesink.types.DecimalOutOfBoundsException;
 import io.lakesink.types.SemanticNames;
 import io.lakesink.types.SourceType;
@@ -21,6 +22,7 @@ import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericFixed;
 import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.util.Utf8;
 
 /**
  * An Avro record schema read as a row schema: one column per field, typed by {@link TypeMapping}
@@ -177,7 +179,9 @@ final class AvroRowSchema {
     return switch (s.getType()) {
       case BOOLEAN, INT, LONG, FLOAT, DOUBLE -> raw;
       case BYTES, FIXED -> AvroJson.bytes(raw);
-      case STRING, ENUM -> raw.toString();
+      // A string that repeats (a status, a currency) is one String, as in the JSON decoder.
+      case STRING -> raw instanceof Utf8 u ? RepeatedText.ofThisThread().text(u.getBytes(), u.getByteLength()) : raw.toString();
+      case ENUM -> raw.toString();
       case UNION -> AvroJson.text(raw);
       default -> AvroJson.json(raw); // record, array, map: JSON text
     };

@@ -2,6 +2,7 @@ package io.lakesink.kafka.decode;
 
 import com.fasterxml.jackson.core.JsonParser;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 
 /**
  * The text of a JSON value, one {@code String} for a value that repeats: a status, a currency, a
@@ -16,10 +17,14 @@ import java.io.IOException;
  * its characters; a value that repeats is found again unless as many distinct values as there
  * are slots came in between. Long values, which rarely repeat, are not looked up.
  *
+ * <p>Avro strings come as UTF-8 bytes ({@link #text(byte[], int)}): looked up by those bytes in a
+ * table of their own when every byte is ASCII, which compares byte for character with the string
+ * held; other text is made as read.
+ *
  * <p>One per thread: decoder threads each decode runs of records, and a table per thread is
  * bounded whatever the number of topics; never shared, so nothing is synchronized.
  */
-final class RepeatedText {
+public final class RepeatedText {
   /** Slots: a power of two. */
   static final int SLOTS = 1024;
   /** Values longer than this are made as read, not looked up. */
@@ -28,11 +33,13 @@ final class RepeatedText {
   private static final ThreadLocal<RepeatedText> OF_THREAD = ThreadLocal.withInitial(RepeatedText::new);
 
   private final String[] slots = new String[SLOTS];
+  /** Strings read as UTF-8 bytes, apart: a slot of {@link #slots} may hold a string no byte run maps to. */
+  private final String[] bytesSlots = new String[SLOTS];
 
   private RepeatedText() {}
 
   /** The table of the calling thread. */
-  static RepeatedText ofThisThread() {
+  public static RepeatedText ofThisThread() {
     return OF_THREAD.get();
   }
 
@@ -56,6 +63,42 @@ final class RepeatedText {
     String made = new String(chars, offset, length);
     slots[slot] = made;
     return made;
+  }
+
+  /** The text of the first {@code length} bytes of {@code utf8}, shared when it repeats and is ASCII. */
+  public String text(byte[] utf8, int length) {
+    if (length > MAX_CHARS) {
+      return new String(utf8, 0, length, StandardCharsets.UTF_8);
+    }
+    int hash = 0;
+    int nonAscii = 0;
+    for (int i = 0; i < length; i++) {
+      hash = 31 * hash + utf8[i];
+      nonAscii |= utf8[i]; // negative once any byte has its high bit set
+    }
+    if (nonAscii < 0) {
+      return new String(utf8, 0, length, StandardCharsets.UTF_8);
+    }
+    int slot = (hash ^ (hash >>> 16)) & (SLOTS - 1);
+    String held = bytesSlots[slot];
+    if (held != null && sameAscii(held, utf8, length)) {
+      return held;
+    }
+    String made = new String(utf8, 0, length, StandardCharsets.ISO_8859_1); // ASCII: one character per byte
+    bytesSlots[slot] = made;
+    return made;
+  }
+
+  private static boolean sameAscii(String s, byte[] ascii, int length) {
+    if (s.length() != length) {
+      return false;
+    }
+    for (int i = 0; i < length; i++) {
+      if (s.charAt(i) != ascii[i]) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static boolean sameText(String s, char[] chars, int offset, int length) {

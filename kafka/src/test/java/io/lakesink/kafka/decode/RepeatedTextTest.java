@@ -62,6 +62,46 @@ class RepeatedTextTest {
     assertSame(text("\"\""), text("\"\""));
   }
 
+  @Test
+  void utf8BytesThatRepeatAreOneStringWhenAscii() {
+    String first = utf8("shipped");
+    assertEquals("shipped", first);
+    assertSame(first, utf8("shipped"));
+    // Only the first length bytes count: a reused buffer (Avro's Utf8) may be longer.
+    byte[] longer = "shipped and more".getBytes(StandardCharsets.UTF_8);
+    assertSame(first, text.text(longer, 7));
+    String accented = utf8("\u00e9t\u00e9");
+    assertEquals("\u00e9t\u00e9", accented);
+    assertNotSame(accented, utf8("\u00e9t\u00e9"), "beyond ASCII: made as read");
+    String value = "x".repeat(RepeatedText.MAX_CHARS + 1);
+    assertNotSame(utf8(value), utf8(value), "long values are not looked up");
+    assertSame(utf8(""), utf8(""));
+  }
+
+  @Test
+  void eachByteRunReadsAsItsOwnText() {
+    SplittableRandom random = new SplittableRandom(11);
+    List<String> values = new ArrayList<>();
+    for (int i = 0; i < 4 * RepeatedText.SLOTS; i++) {
+      values.add(switch (i % 3) {
+        case 0 -> "v" + i;
+        case 1 -> "\u00e9t\u00e9 " + i;
+        default -> "\u20ac" + i + "\ud83d\ude00";
+      });
+    }
+    for (int n = 0; n < 20_000; n++) {
+      String v = values.get(random.nextInt(values.size()));
+      assertEquals(v, utf8(v));
+    }
+    // A string the JSON lookup holds is not taken for bytes, nor the other way round: each reads as itself.
+    assertEquals("17", text.text("17".getBytes(StandardCharsets.UTF_8), 2));
+  }
+
+  private String utf8(String value) {
+    byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
+    return text.text(bytes, bytes.length);
+  }
+
   private String text(String json) throws IOException {
     byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
     try (JsonParser p = JsonTokens.parser(bytes, 0, bytes.length)) {
