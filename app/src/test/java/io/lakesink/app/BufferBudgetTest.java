@@ -28,17 +28,8 @@ class BufferBudgetTest {
 
   @Test
   void buffersPastTheBudgetAreFlushedEarly() {
-    String topic = SharedKafka.newTopic("budget", 1);
-    try (KafkaProducer<byte[], byte[]> p = SharedKafka.producer()) {
-      for (int i = 0; i < 3000; i++) {
-        SharedKafka.send(p, topic, 0, "{\"id\":" + i + "}", ChangelogEndToEndTest.envelope("c", i, "name-" + i, i));
-      }
-      p.flush();
-    }
-    WorkerHarness w = new WorkerHarness(data).subscribe("- {topic: " + topic + ", table: t}");
     // Per-table settings alone would buffer everything until the final flush.
-    w.delivery = "  flush_interval: 1h\n  flush_rows: 1000000\n  flush_bytes: 1GB\n  max_buffer_bytes: 64KB\n";
-    w.kafkaExtra = "  properties:\n    max.poll.records: \"100\"\n";
+    WorkerHarness w = tightBudget(threeThousandInserts("budget"), "t");
     assertEquals(0, w.runToEnd());
     long commits = w.table("t").version(); // version 0 creates the table
     assertTrue(commits >= 5, "the budget forced early flushes: " + commits + " commits");
@@ -53,17 +44,8 @@ class BufferBudgetTest {
    */
   @Test
   void theTimeReadingWaitsForTheBudgetIsCounted() {
-    String topic = SharedKafka.newTopic("budget-wait", 1);
-    try (KafkaProducer<byte[], byte[]> p = SharedKafka.producer()) {
-      for (int i = 0; i < 3000; i++) {
-        SharedKafka.send(p, topic, 0, "{\"id\":" + i + "}", ChangelogEndToEndTest.envelope("c", i, "name-" + i, i));
-      }
-      p.flush();
-    }
-    WorkerHarness tight = new WorkerHarness(data).subscribe("- {topic: " + topic + ", table: tight}");
-    tight.delivery = "  flush_interval: 1h\n  flush_rows: 1000000\n  flush_bytes: 1GB\n  max_buffer_bytes: 64KB\n";
-    tight.kafkaExtra = "  properties:\n    max.poll.records: \"100\"\n";
-    WorkerStatus waited = runForStatus(tight);
+    String topic = threeThousandInserts("budget-wait");
+    WorkerStatus waited = runForStatus(tightBudget(topic, "tight"));
     assertTrue(waited.buffersFull().toNanos() > 0, "reading waited for the flushes: " + waited.buffersFull());
     String scraped = new WorkerMetrics(() -> waited).scrape();
     assertTrue(scraped.contains("lakesink_buffers_full_seconds_total " + waited.buffersFull().toNanos() / 1e9), scraped);
@@ -72,6 +54,26 @@ class BufferBudgetTest {
     ample.delivery = "  flush_interval: 1h\n  flush_rows: 1000000\n  flush_bytes: 1GB\n  max_buffer_bytes: 1GB\n";
     assertEquals(Duration.ZERO, runForStatus(ample).buffersFull());
     assertEquals(3000, ample.rows("ample").size());
+  }
+
+  /** A topic of 3,000 inserts of ids 0 to 2,999, one partition. */
+  private static String threeThousandInserts(String name) {
+    String topic = SharedKafka.newTopic(name, 1);
+    try (KafkaProducer<byte[], byte[]> p = SharedKafka.producer()) {
+      for (int i = 0; i < 3000; i++) {
+        SharedKafka.send(p, topic, 0, "{\"id\":" + i + "}", ChangelogEndToEndTest.envelope("c", i, "name-" + i, i));
+      }
+      p.flush();
+    }
+    return topic;
+  }
+
+  /** A worker delivering {@code topic} to {@code table} with a 64 KB buffer budget and polls of 100 records. */
+  private WorkerHarness tightBudget(String topic, String table) {
+    WorkerHarness w = new WorkerHarness(data).subscribe("- {topic: " + topic + ", table: " + table + "}");
+    w.delivery = "  flush_interval: 1h\n  flush_rows: 1000000\n  flush_bytes: 1GB\n  max_buffer_bytes: 64KB\n";
+    w.kafkaExtra = "  properties:\n    max.poll.records: \"100\"\n";
+    return w;
   }
 
   private static WorkerStatus runForStatus(WorkerHarness w) {
