@@ -55,7 +55,7 @@ public final class RepeatedText {
     for (int i = 0; i < length; i++) {
       hash = 31 * hash + chars[offset + i];
     }
-    int slot = (hash ^ (hash >>> 16)) & (SLOTS - 1);
+    int slot = slot(hash);
     String held = slots[slot];
     if (held != null && sameText(held, chars, offset, length)) {
       return held;
@@ -79,7 +79,7 @@ public final class RepeatedText {
     if (nonAscii < 0) {
       return new String(utf8, 0, length, StandardCharsets.UTF_8);
     }
-    int slot = (hash ^ (hash >>> 16)) & (SLOTS - 1);
+    int slot = slot(hash);
     String held = bytesSlots[slot];
     if (held != null && sameAscii(held, utf8, length)) {
       return held;
@@ -87,6 +87,11 @@ public final class RepeatedText {
     String made = new String(utf8, 0, length, StandardCharsets.ISO_8859_1); // ASCII: one character per byte
     bytesSlots[slot] = made;
     return made;
+  }
+
+  /** A value's slot: its hash's high bits folded in, as short values differ mostly in their last characters. */
+  private static int slot(int hash) {
+    return (hash ^ (hash >>> 16)) & (SLOTS - 1);
   }
 
   private static boolean sameAscii(String s, byte[] ascii, int length) {
