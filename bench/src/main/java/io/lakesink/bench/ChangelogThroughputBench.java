@@ -561,6 +561,7 @@ public final class ChangelogThroughputBench {
     }
     SideBySide.print(dir, byPartitions);
     KeptTableFigures.report(dir);
+    AbFigures.report(dir);
     try (Stream<Path> files = Files.list(dir)) {
       List<Path> profiles = files.filter(f -> f.getFileName().toString().matches("profile-.*\\.properties")).sorted().toList();
       if (!profiles.isEmpty()) {
