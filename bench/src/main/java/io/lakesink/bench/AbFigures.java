@@ -1,13 +1,11 @@
 package io.lakesink.bench;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
-import java.util.stream.Stream;
 
 /**
  * Two settings of the worker compared in one run of the changelog benchmark ({@code B_WORKER_OPTS},
@@ -23,10 +21,7 @@ final class AbFigures {
   private AbFigures() {}
 
   static void report(Path dir) throws IOException {
-    List<Path> bRuns;
-    try (Stream<Path> files = Files.list(dir)) {
-      bRuns = files.filter(f -> f.getFileName().toString().matches("b-(run|kept)-.*\\.properties")).sorted().toList();
-    }
+    List<Path> bRuns = ChangelogThroughputBench.results(dir, "b-(run|kept)-.*\\.properties");
     if (bRuns.isEmpty()) {
       return;
     }

@@ -497,10 +497,8 @@ public final class ChangelogThroughputBench {
   private static void report(Map<String, String> o) throws IOException {
     Path dir = Path.of(o.get("results"));
     List<Properties> runs = new ArrayList<>();
-    try (Stream<Path> files = Files.list(dir)) {
-      for (Path f : files.filter(f -> f.getFileName().toString().matches("run-.*\\.properties")).sorted().toList()) {
-        runs.add(load(f));
-      }
+    for (Path f : results(dir, "run-.*\\.properties")) {
+      runs.add(load(f));
     }
     System.out.println();
     System.out.println("Changelog throughput, Kafka → committed Delta on local disk (lakesink run --stop-at-end)");
@@ -562,20 +560,18 @@ public final class ChangelogThroughputBench {
     SideBySide.print(dir, byPartitions);
     KeptTableFigures.report(dir);
     AbFigures.report(dir);
-    try (Stream<Path> files = Files.list(dir)) {
-      List<Path> profiles = files.filter(f -> f.getFileName().toString().matches("profile-.*\\.properties")).sorted().toList();
-      if (!profiles.isEmpty()) {
-        System.out.println();
-        System.out.println("Profile outside the worker (same topic, same consumer settings, no Delta):");
-        for (Path f : profiles) {
-          Properties r = load(f);
-          double n = d(r, "records");
-          System.out.println(String.format(Locale.ROOT,
-              "  %-22s fetch only %6.2f s (%,9.0f rec/s) | fetch + decode %6.2f s (%,9.0f rec/s), of which decode %6.2f s (%,9.0f rec/s)",
-              f.getFileName().toString().replace("profile-", "").replace(".properties", ""),
-              d(r, "fetch_seconds"), n / d(r, "fetch_seconds"), d(r, "fetch_and_decode_seconds"), n / d(r, "fetch_and_decode_seconds"),
-              d(r, "decode_only_seconds"), n / d(r, "decode_only_seconds")));
-        }
+    List<Path> profiles = results(dir, "profile-.*\\.properties");
+    if (!profiles.isEmpty()) {
+      System.out.println();
+      System.out.println("Profile outside the worker (same topic, same consumer settings, no Delta):");
+      for (Path f : profiles) {
+        Properties r = load(f);
+        double n = d(r, "records");
+        System.out.println(String.format(Locale.ROOT,
+            "  %-22s fetch only %6.2f s (%,9.0f rec/s) | fetch + decode %6.2f s (%,9.0f rec/s), of which decode %6.2f s (%,9.0f rec/s)",
+            f.getFileName().toString().replace("profile-", "").replace(".properties", ""),
+            d(r, "fetch_seconds"), n / d(r, "fetch_seconds"), d(r, "fetch_and_decode_seconds"), n / d(r, "fetch_and_decode_seconds"),
+            d(r, "decode_only_seconds"), n / d(r, "decode_only_seconds")));
       }
     }
   }
@@ -683,6 +679,13 @@ public final class ChangelogThroughputBench {
       m.put(args[i].substring(2), args[++i]);
     }
     return m;
+  }
+
+  /** The files of {@code dir} whose names match {@code regex}, sorted by name. */
+  static List<Path> results(Path dir, String regex) throws IOException {
+    try (Stream<Path> files = Files.list(dir)) {
+      return files.filter(f -> f.getFileName().toString().matches(regex)).sorted().toList();
+    }
   }
 
   static Properties load(Path f) throws IOException {

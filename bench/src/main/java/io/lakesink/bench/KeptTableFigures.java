@@ -14,7 +14,6 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Arrays;
@@ -23,7 +22,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
-import java.util.stream.Stream;
 
 /**
  * The throughput benchmark's figures and check of the current-state table the worker keeps
@@ -178,10 +176,7 @@ final class KeptTableFigures {
    * beside the run without it ({@code run-p<case>-<r>}) of the same run of bench/run.
    */
   static void report(Path dir) throws IOException {
-    List<Path> keptRuns;
-    try (Stream<Path> files = Files.list(dir)) {
-      keptRuns = files.filter(f -> f.getFileName().toString().matches("kept-.*\\.properties")).sorted().toList();
-    }
+    List<Path> keptRuns = ChangelogThroughputBench.results(dir, "kept-.*\\.properties");
     if (keptRuns.isEmpty()) {
       return;
     }
