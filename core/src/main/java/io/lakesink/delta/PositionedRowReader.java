@@ -223,7 +223,6 @@ public final class PositionedRowReader {
   /** What the key slot of a row read whole holds: the value read. */
   private static final Object AS_READ = new Object();
 
-  /** Tests the keys of the key column's current page, one row at a time. */
   /** A probe of column {@code k}'s values as numbers (an integer, or a boolean as 0 or 1), rows kept as read. */
   private static KeyProbe numberProbe(int k, LongKeyTest wants) {
     return new KeyProbe() {
@@ -241,6 +240,7 @@ public final class PositionedRowReader {
     };
   }
 
+  /** Tests the keys of the key column's current page, one row at a time. */
   private abstract static class KeyProbe {
     /** Takes the key column's current page (the key column is in the file). */
     abstract void page(PageColumns columns);
