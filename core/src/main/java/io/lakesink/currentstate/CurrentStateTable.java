@@ -62,7 +62,11 @@ public final class CurrentStateTable {
   private static final long NULL = Long.MIN_VALUE;
   /** The table property that marks a table lakesink keeps, naming the changelog it is kept from. */
   public static final String SOURCE_PROPERTY = "lakesink.currentState.source";
-  /** Changelog rows applied per commit at most: a long catch-up commits in steps of this size. */
+  /**
+   * Changes a commit applies at most, counted as the follow keeps them ({@link LatestChanges}: a
+   * key's changes within a step count once or twice, not once per changelog row): a long catch-up
+   * commits in steps of this size, and one over few keys reads many changelog files per step.
+   */
   static final int MAX_ROWS_PER_COMMIT = 200_000;
   /**
    * What the changes one commit applies may hold on the heap, estimated, before the step ends at
@@ -271,7 +275,7 @@ public final class CurrentStateTable {
   private Chunk nextChunk(ChangelogChanges changes, List<TableFile> added, int start, PartitionOrder order) {
     LatestChanges<Object[]> chunk = new LatestChanges<>(changes);
     int i = start;
-    while (i < added.size() && (chunk.added() < maxRowsPerCommit && chunk.heapBytes() < maxBytesPerCommit
+    while (i < added.size() && (chunk.held() < maxRowsPerCommit && chunk.heapBytes() < maxBytesPerCommit
         || !order.mayEndBefore(added.subList(i, added.size())))) {
       changes.read(added.get(i++), row -> {
         order.applying(changes.partition(row), changes.offset(row));

@@ -209,6 +209,32 @@ class CurrentStateTableTest {
   }
 
   /**
+   * A step's size is counted in the changes it keeps, not the changelog rows it reads: a catch-up
+   * over flushes that change the same few keys again and again applies all of them in one commit,
+   * each key written once.
+   */
+  @Test
+  void aCatchUpOverFewKeysCountsItsStepsInTheChangesItKeeps() {
+    ChangelogDelivery plain = new ChangelogDelivery(subscription(KEY), new DeltaTable(engine, storage.tableLocation("t_APPEND")),
+        context);
+    long offset = 0;
+    for (int flush = 0; flush < 6; flush++) {
+      for (int i = 0; i < 4; i++) {
+        plain.accept(change(0, offset, offset == 0 ? Operation.CREATE : Operation.UPDATE, 10 + offset, 1, "a" + offset));
+        offset++;
+        plain.accept(change(0, offset, offset == 1 ? Operation.CREATE : Operation.UPDATE, 10 + offset, 2, "b" + offset));
+        offset++;
+      }
+      plain.flush();
+    }
+    CurrentStateTable t = follower();
+    t.maxRowsPerCommit = 5; // each flush reads 8 rows, and keeps 2 changes
+    assertTrue(t.follow());
+    assertEquals(Map.of(1L, "a46", 2L, "b47"), kept());
+    assertEquals(1, t.commits(), "48 rows on two keys are one step: " + t.commits());
+  }
+
+  /**
    * A step also ends once its changes take more heap than allowed (wide rows), at the next file it
    * may end at; while it runs, what it holds is shown for the worker's buffer budget, and nothing
    * once it is done.

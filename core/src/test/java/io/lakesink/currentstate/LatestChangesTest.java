@@ -31,6 +31,7 @@ class LatestChangesTest {
         change(0, 3, 13L, 1)));
     assertEquals(List.of("p0@1", "p1@0", "p0@3"), names(latest.changes()), "in the order they came");
     assertEquals(5, latest.added());
+    assertEquals(3, latest.held(), "a commit's size is what it keeps");
   }
 
   @Test
@@ -39,9 +40,11 @@ class LatestChangesTest {
     // A snapshot row stamped at 50, then changes stamped earlier: the last one ranks at 50.
     latest.addAll(List.of(change(0, 0, 50L, 1), change(0, 1, 20L, 1), change(0, 2, 30L, 1), change(0, 3, 25L, 1)));
     assertEquals(List.of("p0@0", "p0@3"), names(latest.changes()));
+    assertEquals(2, latest.held());
     // A later change stamped above them all: it alone ranks highest.
     latest.addAll(List.of(change(0, 4, 60L, 1)));
     assertEquals(List.of("p0@4"), names(latest.changes()));
+    assertEquals(1, latest.held(), "the earlier one let go");
   }
 
   @Test
@@ -50,6 +53,7 @@ class LatestChangesTest {
     // Files packed by the changelog's optimize may be read after later ones.
     latest.addAll(List.of(change(0, 5, 10L, 1), change(0, 2, 40L, 1), change(0, 3, 20L, 1), change(0, 5, 10L, 1)));
     assertEquals(List.of("p0@5", "p0@2"), names(latest.changes()), "the last by offset, and the one stamped 40 before it");
+    assertEquals(2, latest.held());
   }
 
   @Test
@@ -63,6 +67,7 @@ class LatestChangesTest {
     latest.addAll(List.of(backfill1, change(0, 0, 10L, 1), ChangeEvent.truncate(new SourcePosition("t", 0, 1), 11L, 0),
         backfill2, change(0, 2, 12L, 1), noKey, ChangeEvent.truncate(new SourcePosition("t", 0, 3), 13L, 0)));
     assertEquals(List.of("backfill 1", "truncate", "backfill 2", "p0@2", "no key", "truncate"), names(latest.changes()));
+    assertEquals(6, latest.held());
   }
 
   @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir;
