@@ -117,7 +117,7 @@ public final class CurrentStateTable {
   private ChangeOrder writtenTruncate;
   /** Commits this object made to the table: its maintenance counts them. */
   private volatile long commits;
-  /** Rows per commit of a catch-up; smaller in tests. */
+  /** Changes kept per commit of a catch-up ({@link #MAX_ROWS_PER_COMMIT}); smaller in tests. */
   int maxRowsPerCommit = MAX_ROWS_PER_COMMIT;
   /** Estimated heap bytes of a commit's changes before a catch-up step may end; smaller in tests. */
   long maxBytesPerCommit = MAX_BYTES_PER_COMMIT;

@@ -59,8 +59,8 @@ final class LatestChanges<T> {
   /** The changes kept whatever follows them. */
   private final List<Numbered<T>> kept = new ArrayList<>();
   private long added;
-  /** Changes kept so far (after the reduction). */
-  private long held;
+  /** Keys whose entry keeps an earlier change beside the last one. */
+  private long withHighest;
 
   /**
    * A key's values and a partition: one per change looked up, so no list or array of its own for
@@ -114,7 +114,6 @@ final class LatestChanges<T> {
     Numbered<T> n = new Numbered<>(added++, e, reading.heapBytes(e));
     if (key == null) {
       kept.add(n);
-      held++;
       heapBytes += n.heapBytes();
       return;
     }
@@ -124,7 +123,6 @@ final class LatestChanges<T> {
       l = new Latest<>();
       l.last = n;
       byKey.put(at, l);
-      held++;
       heapBytes += ENTRY_BYTES + n.heapBytes();
       return;
     }
@@ -134,7 +132,7 @@ final class LatestChanges<T> {
       return; // the same change read twice (a file and the file an optimize packed it into): once is enough
     }
     long before = l.last.heapBytes() + (l.highest == null ? 0 : l.highest.heapBytes());
-    held -= l.highest == null ? 0 : 1;
+    boolean hadHighest = l.highest != null;
     // Whichever is earlier, only the highest time of the earlier ones may still matter.
     Numbered<T> earlier = offset > lastOffset ? l.last : n;
     if (offset > lastOffset) {
@@ -143,7 +141,7 @@ final class LatestChanges<T> {
     Numbered<T> highest = l.highest == null || later(earlier, l.highest) ? earlier : l.highest;
     l.highest = later(highest, l.last) ? highest : null;
     heapBytes += l.last.heapBytes() + (l.highest == null ? 0 : l.highest.heapBytes()) - before;
-    held += l.highest == null ? 0 : 1;
+    withHighest += (l.highest != null ? 1 : 0) - (hadHighest ? 1 : 0);
   }
 
   /** What the changes kept so far hold on the heap, estimated: what a follow counts in the worker's buffer budget. */
@@ -165,7 +163,7 @@ final class LatestChanges<T> {
 
   /** Changes kept so far: what {@link #changes} hands out, and what a commit's size is counted in. */
   long held() {
-    return held;
+    return kept.size() + byKey.size() + withHighest;
   }
 
   /** The changes kept, in the order they were added. */
