@@ -227,6 +227,10 @@ public final class CurrentStateTable {
         application.forgetKnownDeletes();
       }
     }
+    if (reflected < 0 && target.files().isEmpty()) {
+      // Built from the changelog's first version on: every delete will pass through this object.
+      application.appliesFromEmpty();
+    }
     if (reflected >= latest) {
       written.forgetThrough(reflected);
       caughtUp();
@@ -317,6 +321,16 @@ public final class CurrentStateTable {
    */
   public long heldHeapBytes() {
     return heldHeapBytes;
+  }
+
+  /** Whether the follows look up no delete in the changelog: this object built the table from its first version. */
+  boolean knowsEveryDelete() {
+    return application.knowsEveryDelete();
+  }
+
+  /** Changelog files the last commit's delete lookups read. */
+  int deleteFilesRead() {
+    return application.changelogFilesRead();
   }
 
   /** Keys whose delete history the follows answered from what they learnt, without reading the changelog. */
@@ -477,6 +491,7 @@ public final class CurrentStateTable {
   public void release() {
     refused = null;
     lastWritten = -1;
+    application.forgetKnownDeletes(); // the engine that was refused may have changed rows meanwhile
     target.forgetIdentity();
   }
 

@@ -79,6 +79,17 @@ public final class ChangeApplication {
   public Applied apply(
       DeltaTable changelog, List<TableFile> changelogFiles, List<ChangeEvent> events, ChangeOrder truncatedAt,
       Function<ChangeOrder, CommitOffsets> offsets, Runnable beforeCommit) {
+    try {
+      return applyOnce(changelog, changelogFiles, events, truncatedAt, offsets, beforeCommit);
+    } catch (RuntimeException e) {
+      known.notWhole(); // its commit may have landed without its deletes folded in
+      throw e;
+    }
+  }
+
+  private Applied applyOnce(
+      DeltaTable changelog, List<TableFile> changelogFiles, List<ChangeEvent> events, ChangeOrder truncatedAt,
+      Function<ChangeOrder, CommitOffsets> offsets, Runnable beforeCommit) {
     Truncations.Cut cut = new Truncations(truncatedAt).cut(events);
     ChangeOrder floor = cut.floor();
     List<ChangeEvent> changes = cut.changes();
@@ -140,6 +151,20 @@ public final class ChangeApplication {
       keyOfEach.add(located.computeIfAbsent(keys.of(e, columnNames), names -> KeyColumns.of(names, layout)));
     }
     return keyOfEach;
+  }
+
+  /**
+   * The table is empty, and this object applies the changelog from its first version: every
+   * delete passes through its merges, so none is looked up in the changelog while that lasts
+   * ({@link KnownDeletes#followsFromEmpty}).
+   */
+  public void appliesFromEmpty() {
+    known.followsFromEmpty();
+  }
+
+  /** Whether no delete is looked up in the changelog: every one passed through this object's merges. */
+  public boolean knowsEveryDelete() {
+    return known.whole();
   }
 
   /**

@@ -162,6 +162,88 @@ class CurrentStateTableTest {
     assertEquals(answered + 1, a.deleteLookupsAnswered(), "key 1's delete came from what the follower learnt");
   }
 
+  /**
+   * A follower that built the table from the changelog's first version saw every delete pass
+   * through its merges, a delete of a key the table never held too: it reads the changelog for
+   * none, and an older change of a deleted key read later still does not bring the key back. A
+   * restarted follower knows nothing of the deletes before it: it looks them up.
+   */
+  @Test
+  void aTableBuiltFromTheFirstVersionLooksUpNoDeleteAndItsDeletesStayDeleted() {
+    ChangelogDelivery plain = new ChangelogDelivery(subscription(KEY), new DeltaTable(engine, storage.tableLocation("t_APPEND")),
+        context);
+    CurrentStateTable a = follower();
+    // Key 5 created and deleted within one commit: the table never holds it.
+    deliver(plain, change(0, 0, Operation.CREATE, 10, 5, "a"), change(0, 1, Operation.DELETE, 15, 5, "a"),
+        change(0, 2, Operation.CREATE, 10, 1, "x"));
+    assertTrue(a.follow());
+    assertTrue(a.knowsEveryDelete());
+    assertEquals(0, a.deleteFilesRead(), "key 1 is new, and no changelog file was read to learn that it has no delete");
+    assertEquals(Map.of(1L, "x"), kept());
+    // Key 5 moved to partition 1, whose older create (12) is read only now: the view's latest change of key 5 is its delete (15).
+    deliver(plain, change(1, 0, Operation.CREATE, 12, 5, "older"), change(1, 1, Operation.CREATE, 20, 2, "y"));
+    assertTrue(a.follow());
+    assertEquals(Map.of(1L, "x", 2L, "y"), kept(), "key 5 stays deleted");
+    assertEquals(0, a.deleteFilesRead());
+    CurrentStateTable restarted = follower();
+    deliver(plain, change(1, 2, Operation.CREATE, 13, 5, "older still"));
+    assertTrue(restarted.follow());
+    assertFalse(restarted.knowsEveryDelete(), "the table held rows before this follower's first follow");
+    assertTrue(restarted.deleteFilesRead() > 0, "key 5's delete is looked up in the changelog");
+    assertEquals(Map.of(1L, "x", 2L, "y"), kept());
+  }
+
+  /**
+   * A first catch-up commits its steps before it reflects a version: after a crash in it, the
+   * table reflects none and still holds the earlier steps' rows, whose deletes the next follower
+   * never saw. It looks deletes up.
+   */
+  @Test
+  void aFollowerAfterACrashInTheFirstCatchUpLooksDeletesUp() {
+    ChangelogDelivery plain = new ChangelogDelivery(subscription(KEY), new DeltaTable(engine, storage.tableLocation("t_APPEND")),
+        context);
+    deliver(plain, change(0, 0, Operation.CREATE, 10, 1, "a"), change(0, 1, Operation.CREATE, 10, 2, "b"));
+    deliver(plain, change(0, 2, Operation.DELETE, 20, 1, "a"));
+    deliver(plain, change(0, 3, Operation.UPDATE, 30, 2, "b2"));
+    int[] commits = {0};
+    CurrentStateTable crashing = new CurrentStateTable("t", new DeltaTable(engine, storage.tableLocation("t_APPEND")),
+        new DeltaTable(engine, storage.tableLocation("t")), KEY, (table, step) -> {
+          if (++commits[0] == 2) {
+            throw new IllegalStateException("injected crash before the second step's commit");
+          }
+        }, Clock.systemUTC());
+    crashing.maxRowsPerCommit = 1; // a step per changelog file
+    assertFalse(crashing.follow());
+    assertEquals(Map.of(1L, "a", 2L, "b"), kept(), "the first step committed");
+    assertEquals(-1, crashing.progress().reflectedVersion());
+    CurrentStateTable next = follower();
+    next.maxRowsPerCommit = 1;
+    assertTrue(next.follow());
+    assertFalse(next.knowsEveryDelete(), "the table held rows before this follower's first follow");
+    assertEquals(Map.of(2L, "b2"), kept());
+  }
+
+  /** A follow that fails may have committed without folding its deletes in: keys are looked up again after it, unless the table is still empty. */
+  @Test
+  void aFailedFollowNoLongerKnowsEveryDelete() {
+    ChangelogDelivery plain = new ChangelogDelivery(subscription(KEY), new DeltaTable(engine, storage.tableLocation("t_APPEND")),
+        context);
+    boolean[] fail = {true};
+    CurrentStateTable a = new CurrentStateTable("t", new DeltaTable(engine, storage.tableLocation("t_APPEND")),
+        new DeltaTable(engine, storage.tableLocation("t")), KEY, (table, step) -> {
+          if (fail[0]) {
+            fail[0] = false;
+            throw new IllegalStateException("injected failure before the commit");
+          }
+        }, Clock.systemUTC());
+    deliver(plain, change(0, 0, Operation.CREATE, 10, 1, "x"));
+    assertFalse(a.follow());
+    assertFalse(a.knowsEveryDelete());
+    assertTrue(a.follow());
+    assertTrue(a.knowsEveryDelete(), "the failed commit did not land: the table was still empty, built from the first version again");
+    assertEquals(Map.of(1L, "x"), kept());
+  }
+
   @Test
   void aTruncateHoldsAcrossARestart() {
     ChangelogDelivery d = delivery();
