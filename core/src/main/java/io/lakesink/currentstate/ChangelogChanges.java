@@ -141,7 +141,9 @@ final class ChangelogChanges implements LatestChanges.Reading<Object[]> {
   @Override
   public Long tsMs(Object[] row) {
     Object ts = at(row, tsMs);
-    return ts == null ? null : ((Number) ts).longValue();
+    // The column is a BIGINT, so the value is a Long already (read back or handed over): not boxed
+    // again, which cost an object per call, and the reduction compares times several times per row.
+    return ts == null ? null : ts instanceof Long l ? l : Long.valueOf(((Number) ts).longValue());
   }
 
   /** As the change event the row becomes: its source values, and the event around them (the metadata columns' values err high). */
