@@ -36,7 +36,8 @@ import java.util.Map;
  * table built by this worker from the changelog's first version never reads the changelog for
  * deletes (in a benchmark of 1M changes, a tenth of the follows' CPU, all in the first one, where
  * every key is new; building a table over a long history, every step). Anything that may have let
- * a delete go unfolded (a failed application, another writer, room made) ends it for good.
+ * a delete go unfolded (a failed application, another writer, room made) ends it; only a table
+ * found empty again starts it again.
  */
 final class KnownDeletes {
   static final int CAPACITY = 200_000;
