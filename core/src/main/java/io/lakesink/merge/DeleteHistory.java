@@ -20,4 +20,13 @@ interface DeleteHistory {
 
   /** True only when it certainly knows no delete: then no key is looked up. */
   boolean knowsNone();
+
+  /**
+   * Whether it forgets a key's delete once the key is written again, so the merge hands it the
+   * keys it wrote ({@link TableMerge#remember(DeletedKeys)}); otherwise the merge does not collect
+   * them (two hash insertions per key written, for nobody).
+   */
+  default boolean forgetsRewrittenKeys() {
+    return false;
+  }
 }

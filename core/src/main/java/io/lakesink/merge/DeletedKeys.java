@@ -58,6 +58,11 @@ final class DeletedKeys implements DeleteHistory {
     return deleted.isEmpty();
   }
 
+  @Override
+  public boolean forgetsRewrittenKeys() {
+    return true;
+  }
+
   /** The key holds a row again: its delete no longer matters. */
   void reinserted(RowKey key) {
     deleted.remove(key);

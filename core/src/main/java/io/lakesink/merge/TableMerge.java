@@ -49,6 +49,7 @@ final class TableMerge {
   private final Map<RowKey, ChangeOrder> deletes = new LinkedHashMap<>();
   /** Of {@link #deletes}, the keys the table did not hold: a delete ranked above the one known. */
   private final Set<RowKey> deletedAbsent = new HashSet<>();
+  /** Keys the batch writes: collected only for a history that forgets their deletes ({@link DeleteHistory#forgetsRewrittenKeys}). */
   private final Set<RowKey> written = new HashSet<>();
   int filesRead;
   /** The on-disk size of the files read (of which only the key and ordering columns are read). */
@@ -112,6 +113,7 @@ final class TableMerge {
     Set<MergeBatch.Change> claimed = Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
     // Made here, before the lanes start, and only read by them.
     Utf8Keys stringKeys = cut == null ? batch.stringKeys() : null;
+    boolean collectWritten = deleted.forgetsRewrittenKeys();
     List<FileDeletes> scanned = ParallelFiles.map(candidates, LANES, file -> {
       KeyFilter building = null;
       if (filtered != null) {
@@ -123,7 +125,7 @@ final class TableMerge {
         building = filter.isEmpty() && file.rows() >= 0 ? KeyFilter.forKeys(physicalRows) : null;
       }
       KeyFilter built = building;
-      FileDeletes f = FileDeletes.of(file, reader, batch, stringKeys, ranks, built, filtered);
+      FileDeletes f = FileDeletes.of(file, reader, batch, stringKeys, ranks, built, filtered, collectWritten);
       if (built != null) {
         filters.save(file, filtered.names(), built);
       }
@@ -141,7 +143,9 @@ final class TableMerge {
     });
     List<FileDeletes> merged = scanned.stream().filter(java.util.Objects::nonNull).toList();
     m.filesSkippedByFilter = candidates.size() - merged.size();
-    Set<MergeBatch.Change> changed = Collections.newSetFromMap(new IdentityHashMap<>());
+    // Sized for the changes found: grown from the default, it was rehashed a dozen times per follow.
+    int found = merged.stream().mapToInt(f -> f.upserts.size()).sum();
+    Set<MergeBatch.Change> changed = Collections.newSetFromMap(new IdentityHashMap<>(found));
     for (FileDeletes f : merged) {
       m.filesRead++;
       m.bytesOfFilesRead += Math.max(0, f.file.size());
@@ -226,7 +230,7 @@ final class TableMerge {
       });
     }
     Map<RowKey, ChangeOrder> deletedAt = inserts.isEmpty() ? Map.of() : deleted.deletedAt(inserts);
-    Set<RowKey> inserted = none ? null : written;
+    Set<RowKey> inserted = none || !deleted.forgetsRewrittenKeys() ? null : written;
     batch.latest.forEach((key, changes) -> {
       // A key the table does not hold (any more): its remembered delete, if any, is what to outrank.
       MergeBatch.Win win = changes.found ? null : changes.over(deletedAt.get(key), batch.floor);
@@ -264,9 +268,10 @@ final class TableMerge {
      * @param stringKeys the batch's keys when they are one string column (tested as bytes, without a string), or null
      * @param building a key filter to fill with every live row's key, or null
      * @param filtered the key columns {@code building} is for
+     * @param collectWritten whether the keys of the rows the batch writes are collected ({@link DeleteHistory#forgetsRewrittenKeys})
      */
     static FileDeletes of(TableFile file, PositionedRowReader reader, MergeBatch batch, Utf8Keys stringKeys,
-        Ranks ranks, KeyFilter building, KeyColumns filtered) {
+        Ranks ranks, KeyFilter building, KeyColumns filtered, boolean collectWritten) {
       FileDeletes f = new FileDeletes(file);
       long[][] positions = {new long[16]};
       int[] n = {0};
@@ -296,7 +301,9 @@ final class TableMerge {
         } else {
           ranks.stamp(win);
           f.upserts.add(win.change());
-          f.written.addAll(keys);
+          if (collectWritten) {
+            f.written.addAll(keys);
+          }
         }
       };
       // Without a truncate, a row matters only when its key is one of the batch's: the ordering
