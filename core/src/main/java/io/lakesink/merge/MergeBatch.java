@@ -250,26 +250,20 @@ final class MergeBatch {
     return false;
   }
 
-  /** The batch's keys a stored row holds: usually none or one (more if the key columns changed). */
-  List<RowKey> keysOf(Object[] storedRow) {
-    List<RowKey> out = new ArrayList<>(1);
+  /**
+   * What wins over a stored row ranked at {@code stored} among the changes of the batch's keys it
+   * holds (usually none or one; more if the key columns changed), each looked up once; null: the
+   * row stays. Adds those keys to {@code keys} and notes that the table holds them ({@link Changes#found}).
+   */
+  Win over(Object[] storedRow, ChangeOrder stored, List<RowKey> keys) {
+    Win best = null;
     for (KeyColumns columns : keyColumns.values()) {
       RowKey k = columns.keyOf(storedRow);
-      if (k != null && latest.containsKey(k)) {
-        out.add(k);
+      Changes changes = k == null ? null : latest.get(k);
+      if (changes == null) {
+        continue;
       }
-    }
-    return out;
-  }
-
-  /**
-   * What wins over a stored row ranked at {@code stored} among the changes of these keys (its keys
-   * in the batch); null: the row stays. Notes that the table holds these keys ({@link Changes#found}).
-   */
-  Win over(List<RowKey> keys, ChangeOrder stored) {
-    Win best = null;
-    for (RowKey k : keys) {
-      Changes changes = latest.get(k);
+      keys.add(k);
       changes.found = true;
       Win w = changes.over(stored, floor);
       if (w != null && (best == null || w.rank().isAfter(best.rank()))) {

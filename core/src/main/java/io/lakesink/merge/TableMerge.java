@@ -284,11 +284,8 @@ final class TableMerge {
           positions[0][n[0]++] = position; // its key is not found: a batch change of it is inserted
           return;
         }
-        List<RowKey> keys = batch.keysOf(row);
-        if (keys.isEmpty()) {
-          return;
-        }
-        MergeBatch.Win win = batch.over(keys, ranks.of(row)); // notes the keys found, too
+        List<RowKey> keys = new ArrayList<>(1);
+        MergeBatch.Win win = batch.over(row, ranks.of(row), keys); // notes the keys found, too
         if (win == null) {
           return; // written by a later change than the batch's
         }
