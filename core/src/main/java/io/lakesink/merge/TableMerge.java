@@ -284,6 +284,9 @@ final class TableMerge {
           positions[0][n[0]++] = position; // its key is not found: a batch change of it is inserted
           return;
         }
+        if (ranks.cuts() && !batch.holdsKeyOf(row)) {
+          return; // a truncate reads every row: one of no batch key is not ranked
+        }
         List<RowKey> keys = new ArrayList<>(1);
         MergeBatch.Win win = batch.over(row, ranks.of(row), keys); // notes the keys found, too
         if (win == null) {
