@@ -47,6 +47,20 @@ class RepeatedTextTest {
   }
 
   @Test
+  void valuesOfEqualHashAreToldApartByTheirText() throws IOException {
+    // "Aa" and "BB" hash alike, so they take the same slot with the same hash: the slot's hash
+    // only rules a value out, the characters decide.
+    assertEquals("Aa".hashCode(), "BB".hashCode());
+    String aa = text("\"Aa\"");
+    assertEquals("BB", text("\"BB\""));
+    assertEquals("Aa", text("\"Aa\""));
+    assertNotSame(aa, text("\"BB\""));
+    assertEquals("BB", utf8("BB"));
+    assertEquals("Aa", utf8("Aa"));
+    assertEquals("BB", utf8("BB"));
+  }
+
+  @Test
   void aLongValueIsNotLookedUp() throws IOException {
     String value = "x".repeat(RepeatedText.MAX_CHARS + 1);
     String first = text("\"" + value + "\"");
