@@ -77,6 +77,11 @@ public final class CurrentStateTable {
   static final long MAX_BYTES_PER_COMMIT = 64L << 20;
   /** What the merge builds over a step's changes (rows, ranks, keys, the new rows), as a multiple of what the changes hold. */
   private static final int MERGE_FACTOR = 2;
+  /**
+   * Rows of a reduction between two updates of {@link #heldHeapBytes} (a power of two): a volatile
+   * write per row read was a cost of its own, and the worker's budget needs no finer figure.
+   */
+  private static final int PUBLISH_EVERY = 1024;
   /** Commits of the table looked at, at start, for another engine's writes. */
   static final int LOG_LOOKBACK = 50;
   private static final int ATTEMPTS = 5;
@@ -284,8 +289,11 @@ public final class CurrentStateTable {
       changes.read(added.get(i++), row -> {
         order.applying(changes.partition(row), changes.offset(row));
         chunk.add(row);
-        heldHeapBytes = chunk.heapBytes();
+        if ((chunk.added() & (PUBLISH_EVERY - 1)) == 0) {
+          heldHeapBytes = chunk.heapBytes();
+        }
       });
+      heldHeapBytes = chunk.heapBytes();
     }
     // Only the rows kept become changes.
     List<Object[]> kept = chunk.changes();

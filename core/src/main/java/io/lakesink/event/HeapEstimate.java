@@ -34,6 +34,21 @@ public final class HeapEstimate {
     return size;
   }
 
+  /**
+   * What the change event made of {@code row}'s values at {@code slots} costs: the event around
+   * them, their array, its time boxed, and those values (a slot past the row's end reads null).
+   * A changelog row read back becomes such an event: its metadata columns' values are not kept.
+   */
+  public static long ofEventAt(Object[] row, int[] slots) {
+    long size = EVENT_OVERHEAD + ARRAY_HEADER + (long) REFERENCE * slots.length + 16;
+    for (int slot : slots) {
+      if (slot >= 0 && slot < row.length) {
+        size += of(row[slot]);
+      }
+    }
+    return size;
+  }
+
   static long of(Object v) {
     if (v == null) {
       return 0;

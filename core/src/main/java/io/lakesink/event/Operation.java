@@ -24,15 +24,17 @@ public enum Operation {
 
   /** Parses {@code c/u/d/r/t}; returns null for anything else (the caller decides what that means). */
   public static Operation fromCode(String code) {
-    if (code == null) {
+    // By its one character: a switch on the string hashes it and compares it, for every change a
+    // kept table's follow reads back.
+    if (code == null || code.length() != 1) {
       return null;
     }
-    return switch (code) {
-      case "c" -> CREATE;
-      case "u" -> UPDATE;
-      case "d" -> DELETE;
-      case "r" -> READ;
-      case "t" -> TRUNCATE;
+    return switch (code.charAt(0)) {
+      case 'c' -> CREATE;
+      case 'u' -> UPDATE;
+      case 'd' -> DELETE;
+      case 'r' -> READ;
+      case 't' -> TRUNCATE;
       default -> null;
     };
   }
