@@ -152,7 +152,7 @@ final class TableMerge {
       if (f.emptied()) {
         m.deletes.putAll(f.deletes);
         m.written.addAll(f.written);
-        changed.addAll(f.upserts); // written to the new file: no rewrite claimed them
+        m.addChanged(f, claimed, changed); // written to the new file: no rewrite claimed them
       } else if (f.positions.length > 0) {
         if (vectors) {
           out.deleteRows(f.file, f.positions);
@@ -165,15 +165,26 @@ final class TableMerge {
         }
         m.deletes.putAll(f.deletes);
         m.written.addAll(f.written);
-        changed.addAll(f.upserts);
+        m.addChanged(f, claimed, changed);
       }
     }
-    // With deletion vectors the changed rows go to the new file, each once; copy-on-write wrote
-    // them into the rewrites already.
-    changed.removeAll(claimed);
-    changed.forEach(c -> m.rows.add(c.row()));
     m.insertMissing(batch, deleted, order, ranks);
     return m;
+  }
+
+  /**
+   * Adds the rows the file's changes write to the new file: each change once (a key the table
+   * held twice is found twice), none a copy-on-write rewrite wrote already ({@code claimed}), in
+   * the order the file was read. A file lakesink wrote holds its rows in key order, so its changes
+   * come out as one sorted run, which the sort of the rows to write (TimSort) merges instead of
+   * sorting them again; gathered in a set first, they came out in no order at all.
+   */
+  private void addChanged(FileDeletes f, Set<MergeBatch.Change> claimed, Set<MergeBatch.Change> changed) {
+    for (MergeBatch.Change c : f.upserts) {
+      if (!claimed.contains(c) && changed.add(c)) {
+        rows.add(c.row());
+      }
+    }
   }
 
   /**
