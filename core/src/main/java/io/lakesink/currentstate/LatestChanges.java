@@ -80,8 +80,17 @@ final class LatestChanges<T> {
     }
   }
 
-  /** A change with the number of its addition, which orders the changes handed out, and what it holds on the heap. */
-  private record Numbered<T>(long number, T change, long heapBytes) {}
+  /**
+   * A change with the number of its addition, which orders the changes handed out, what it holds
+   * on the heap, and its source time ({@code timed} false: none), read once: the reduction compares
+   * times up to four times per change, and each read of a change's time followed it to a boxed
+   * value far away in the heap (a twentieth of a follow's CPU).
+   */
+  private record Numbered<T>(long number, T change, long heapBytes, boolean timed, long tsMs) {
+    static <T> Numbered<T> of(long number, T change, long heapBytes, Long tsMs) {
+      return new Numbered<>(number, change, heapBytes, tsMs != null, tsMs == null ? 0 : tsMs);
+    }
+  }
 
   /** What a key's entry costs besides its changes: the map's node, the key and the holder. */
   private static final long ENTRY_BYTES = 32 + 24 + 24;
@@ -111,7 +120,7 @@ final class LatestChanges<T> {
   /** Adds the next change read (in file order within a file; files in any order). */
   void add(T e) {
     Object key = reading.keyOf(e);
-    Numbered<T> n = new Numbered<>(added++, e, reading.heapBytes(e));
+    Numbered<T> n = Numbered.of(added++, e, reading.heapBytes(e), reading.tsMs(e));
     if (key == null) {
       kept.add(n);
       heapBytes += n.heapBytes();
@@ -150,10 +159,8 @@ final class LatestChanges<T> {
   }
 
   /** Whether {@code a}'s source time is above {@code b}'s (an unknown time is below every known one). */
-  private boolean later(Numbered<T> a, Numbered<T> b) {
-    Long x = reading.tsMs(a.change());
-    Long y = reading.tsMs(b.change());
-    return x != null && (y == null || x > y);
+  private static boolean later(Numbered<?> a, Numbered<?> b) {
+    return a.timed() && (!b.timed() || a.tsMs() > b.tsMs());
   }
 
   /** Changes added so far, before the reduction. */
