@@ -153,7 +153,8 @@ public final class PositionedRowReader {
    * Like {@link #forEachLongKey} for a table keyed on one {@code string} column: each row's key is
    * tested as the UTF-8 bytes the file holds, and only the rows {@code wants} are read whole, with
    * the key it returns. Reading every row's key as a {@code String} through Kernel was a third of a
-   * kept table's follow, keyed on a string.
+   * kept table's follow, keyed on a string. A wanted row goes to {@code sink} right after its test,
+   * before the next row is tested: a caller may hand what its test found to its sink.
    */
   public void forEachStringKey(TableFile file, String keyColumn, Utf8KeyTest wants, RowSink sink) {
     int k = readIndex(keyColumn);

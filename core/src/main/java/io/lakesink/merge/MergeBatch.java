@@ -218,8 +218,9 @@ final class MergeBatch {
 
   /**
    * The batch's keys by their UTF-8 bytes, when they are one {@code string} column (a key from a
-   * JSON record without a schema, a UUID); else null. Made anew per call: a merge makes it once,
-   * before its lanes read.
+   * JSON record without a schema, a UUID); else null. Each stands for its entry of {@link #latest}
+   * ({@link Utf8Keys#itemAt}), which {@link #over(Map.Entry, ChangeOrder, List)} takes. Made anew
+   * per call: a merge makes it once, before its lanes read.
    */
   Utf8Keys stringKeys() {
     if (keyColumns.size() != 1) {
@@ -230,13 +231,28 @@ final class MergeBatch {
       return null;
     }
     List<String> values = new ArrayList<>(latest.size());
-    for (RowKey k : latest.keySet()) {
-      if (!(k.values().get(0) instanceof String s)) {
+    List<Map.Entry<RowKey, Changes>> entries = new ArrayList<>(latest.size());
+    for (Map.Entry<RowKey, Changes> e : latest.entrySet()) {
+      if (!(e.getKey().values().get(0) instanceof String s)) {
         return null; // not held as a string: compared as a key
       }
       values.add(s);
+      entries.add(e);
     }
-    return new Utf8Keys(values);
+    return new Utf8Keys(values, entries);
+  }
+
+  /**
+   * As {@link #over(Object[], ChangeOrder, List)} for a stored row whose key is {@code found}'s: a
+   * batch keyed on one string column found it by the row's bytes ({@link #stringKeys}), so the row
+   * is not keyed and looked up again (a key object and a hash lookup per stored row the batch
+   * changes, an eighth of a kept table's follow).
+   */
+  Win over(Map.Entry<RowKey, Changes> found, ChangeOrder stored, List<RowKey> keys) {
+    keys.add(found.getKey());
+    Changes changes = found.getValue();
+    changes.found = true;
+    return changes.over(stored, floor);
   }
 
   /** Whether a stored row holds one of the batch's keys (reading only its key columns). */

@@ -286,7 +286,13 @@ final class TableMerge {
       FileDeletes f = new FileDeletes(file);
       long[][] positions = {new long[16]};
       int[] n = {0};
+      // The batch's entry of the row the string key test just wanted: its row comes to the sink
+      // right after the test (PositionedRowReader#forEachStringKey), so the sink takes it from here.
+      Object[] found = {null};
       PositionedRowReader.RowSink sink = (row, position) -> {
+        @SuppressWarnings("unchecked")
+        Map.Entry<RowKey, MergeBatch.Changes> entry = (Map.Entry<RowKey, MergeBatch.Changes>) found[0];
+        found[0] = null;
         if (ranks.truncated(row)) {
           f.truncated++;
           if (n[0] == positions[0].length) {
@@ -299,7 +305,8 @@ final class TableMerge {
           return; // a truncate reads every row: one of no batch key is not ranked
         }
         List<RowKey> keys = new ArrayList<>(1);
-        MergeBatch.Win win = batch.over(row, ranks.of(row), keys); // notes the keys found, too
+        // Either notes the keys found, too.
+        MergeBatch.Win win = entry != null ? batch.over(entry, ranks.of(row), keys) : batch.over(row, ranks.of(row), keys);
         if (win == null) {
           return; // written by a later change than the batch's
         }
@@ -327,7 +334,12 @@ final class TableMerge {
             building.addUtf8(utf8, offset, length);
           }
           f.liveRows++;
-          return isNull ? null : stringKeys.get(utf8, offset, length);
+          int slot = isNull ? -1 : stringKeys.find(utf8, offset, length);
+          if (slot < 0) {
+            return null;
+          }
+          found[0] = stringKeys.itemAt(slot);
+          return stringKeys.keyAt(slot);
         }, sink);
       } else if (longKeys != null) {
         LongKeySet.Walk keysOfFile = longKeys.walk();

@@ -4,6 +4,7 @@ import io.lakesink.event.StringOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.List;
 
 /**
  * A batch's keys of one {@code string} column, found by the UTF-8 bytes a file stores: a merge
@@ -19,18 +20,30 @@ import java.util.Collection;
 final class Utf8Keys {
   private final byte[][] bytes;
   private final String[] keys;
+  /** What each key stands for (its caller's entry), or null throughout when made without. */
+  private final Object[] items;
   private final int[] hashes;
   private final int mask;
   private final int size;
 
   Utf8Keys(Collection<String> values) {
+    this(List.copyOf(values), null);
+  }
+
+  /**
+   * @param items what each key stands for, in the order of {@code values} ({@link #itemAt}): the
+   *     first of a key given twice is kept; null for none
+   */
+  Utf8Keys(List<String> values, List<?> items) {
     int capacity = Integer.highestOneBit(Math.max(4, values.size()) * 2 - 1) << 1; // at most half full
     bytes = new byte[capacity][];
     keys = new String[capacity];
+    this.items = items == null ? null : new Object[capacity];
     hashes = new int[capacity];
     mask = capacity - 1;
     int n = 0;
-    for (String s : values) {
+    for (int v = 0; v < values.size(); v++) {
+      String s = values.get(v);
       byte[] b = s.getBytes(StandardCharsets.UTF_8);
       if (StringOrder.hasSurrogate(s) && !new String(b, StandardCharsets.UTF_8).equals(s)) {
         continue; // an unpaired surrogate: no stored UTF-8 reads back as this string
@@ -43,6 +56,9 @@ final class Utf8Keys {
       if (bytes[slot] == null) { // else the same key again: the first one is kept
         bytes[slot] = b;
         keys[slot] = s;
+        if (this.items != null) {
+          this.items[slot] = items.get(v);
+        }
         hashes[slot] = h;
         n++;
       }
@@ -52,13 +68,28 @@ final class Utf8Keys {
 
   /** The key whose UTF-8 encoding is these bytes, or null when the batch has none. */
   String get(byte[] utf8, int offset, int length) {
+    int slot = find(utf8, offset, length);
+    return slot < 0 ? null : keys[slot];
+  }
+
+  /** Where the key whose UTF-8 encoding is these bytes is ({@link #keyAt}, {@link #itemAt}); -1 when the batch has none. */
+  int find(byte[] utf8, int offset, int length) {
     int h = hash(utf8, offset, length);
     for (int slot = h & mask; bytes[slot] != null; slot = (slot + 1) & mask) {
       if (hashes[slot] == h && Arrays.equals(bytes[slot], 0, bytes[slot].length, utf8, offset, offset + length)) {
-        return keys[slot];
+        return slot;
       }
     }
-    return null;
+    return -1;
+  }
+
+  String keyAt(int slot) {
+    return keys[slot];
+  }
+
+  /** What the key found at {@code slot} stands for; null when made without items. */
+  Object itemAt(int slot) {
+    return items == null ? null : items[slot];
   }
 
   int size() {

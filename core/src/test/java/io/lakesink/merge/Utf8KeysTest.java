@@ -44,6 +44,29 @@ class Utf8KeysTest {
     assertEquals("b", set.get(new byte[] {'b'}, 0, 1));
   }
 
+  @Test
+  void aKeyFoundByItsBytesGivesWhatItStandsFor() {
+    List<String> keys = new ArrayList<>();
+    List<Integer> items = new ArrayList<>();
+    for (int i = 0; i < 3000; i++) {
+      keys.add("k" + i);
+      items.add(i);
+    }
+    keys.add("k7"); // again: the first one's item stays
+    items.add(-1);
+    Utf8Keys set = new Utf8Keys(keys, items);
+    for (int i = 0; i < 3000; i++) {
+      byte[] b = ("k" + i).getBytes(StandardCharsets.UTF_8);
+      int slot = set.find(b, 0, b.length);
+      assertEquals("k" + i, set.keyAt(slot));
+      assertEquals(i, set.itemAt(slot));
+    }
+    byte[] none = "k3000".getBytes(StandardCharsets.UTF_8);
+    assertEquals(-1, set.find(none, 0, none.length));
+    byte[] b = "k1".getBytes(StandardCharsets.UTF_8);
+    assertNull(new Utf8Keys(List.of("k1")).itemAt(new Utf8Keys(List.of("k1")).find(b, 0, b.length)), "made without items");
+  }
+
   private static String keysOwn(List<String> keys, String k) {
     return keys.stream().filter(k::equals).findFirst().orElseThrow();
   }
