@@ -147,8 +147,16 @@ public final class ChangeApplication {
     Set<String> columnNames = new HashSet<>(layout.columns().stream().map(Column::name).toList());
     Map<List<String>, KeyColumns> located = new HashMap<>();
     List<KeyColumns> keyOfEach = new ArrayList<>(changes.size());
+    // The configured key is one list for every change: located once, not hashed per change.
+    List<String> lastNames = null;
+    KeyColumns last = null;
     for (ChangeEvent e : changes) {
-      keyOfEach.add(located.computeIfAbsent(keys.of(e, columnNames), names -> KeyColumns.of(names, layout)));
+      List<String> names = keys.of(e, columnNames);
+      if (names != lastNames) {
+        last = located.computeIfAbsent(names, n -> KeyColumns.of(n, layout));
+        lastNames = names;
+      }
+      keyOfEach.add(last);
     }
     return keyOfEach;
   }

@@ -155,9 +155,13 @@ final class MergeBatch {
    */
   MergeBatch(List<ChangeEvent> events, List<Object[]> rows, List<KeyColumns> keys, ChangeOrder floor) {
     this.floor = floor;
+    KeyColumns previous = null;
     for (int i = 0; i < events.size(); i++) {
       KeyColumns columns = keys.get(i);
-      keyColumns.putIfAbsent(columns.names(), columns);
+      if (columns != previous) { // a batch's changes share one (hashing its names per change was a cost of its own)
+        keyColumns.putIfAbsent(columns.names(), columns);
+        previous = columns;
+      }
       RowKey key = columns.keyOf(rows.get(i));
       if (key == null) {
         emptyKeys++;
