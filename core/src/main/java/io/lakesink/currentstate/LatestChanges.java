@@ -82,13 +82,14 @@ final class LatestChanges<T> {
 
   /**
    * A change with the number of its addition, which orders the changes handed out, what it holds
-   * on the heap, and its source time ({@code timed} false: none), read once: the reduction compares
-   * times up to four times per change, and each read of a change's time followed it to a boxed
-   * value far away in the heap (a twentieth of a follow's CPU).
+   * on the heap, its Kafka offset and its source time ({@code timed} false: none), read once: the
+   * reduction compares times up to four times per change and a change's offset with the next of
+   * its key's, and each read followed the change to a boxed value far away in the heap (a
+   * twentieth of a follow's CPU).
    */
-  private record Numbered<T>(long number, T change, long heapBytes, boolean timed, long tsMs) {
-    static <T> Numbered<T> of(long number, T change, long heapBytes, Long tsMs) {
-      return new Numbered<>(number, change, heapBytes, tsMs != null, tsMs == null ? 0 : tsMs);
+  private record Numbered<T>(long number, T change, long heapBytes, long offset, boolean timed, long tsMs) {
+    static <T> Numbered<T> of(long number, T change, long heapBytes, long offset, Long tsMs) {
+      return new Numbered<>(number, change, heapBytes, offset, tsMs != null, tsMs == null ? 0 : tsMs);
     }
   }
 
@@ -120,7 +121,7 @@ final class LatestChanges<T> {
   /** Adds the next change read (in file order within a file; files in any order). */
   void add(T e) {
     Object key = reading.keyOf(e);
-    Numbered<T> n = Numbered.of(added++, e, reading.heapBytes(e), reading.tsMs(e));
+    Numbered<T> n = Numbered.of(added++, e, reading.heapBytes(e), key == null ? 0 : reading.offset(e), reading.tsMs(e));
     if (key == null) {
       kept.add(n);
       heapBytes += n.heapBytes();
@@ -135,8 +136,8 @@ final class LatestChanges<T> {
       heapBytes += ENTRY_BYTES + n.heapBytes();
       return;
     }
-    long offset = reading.offset(e);
-    long lastOffset = reading.offset(l.last.change());
+    long offset = n.offset();
+    long lastOffset = l.last.offset();
     if (offset == lastOffset) {
       return; // the same change read twice (a file and the file an optimize packed it into): once is enough
     }
