@@ -57,7 +57,7 @@ final class ChangelogChanges implements LatestChanges.Reading<Object[]> {
   private final int tsMs;
   private final int partition;
   private final int offset;
-  /** Per source column: its repeated strings, shared by the changes a follow holds. */
+  /** Per source column: its repeated strings, shared by the rows a follow reads back. */
   private final SharedStrings[] shared;
   /** The changelog's columns, in table order: what a row read back is aligned with. */
   private final List<Column> columns;
@@ -115,7 +115,23 @@ final class ChangelogChanges implements LatestChanges.Reading<Object[]> {
       return;
     }
     filesRead++;
-    reader.forEach(file, (row, position) -> sink.accept(row));
+    reader.forEach(file, (row, position) -> sink.accept(shareStrings(row)));
+  }
+
+  /**
+   * A row read back from a file with its source columns' repeated strings made the ones read
+   * before ({@link SharedStrings}): a read makes a string of its own for every value. A row handed
+   * over needs none of it: its strings are the decoder's, which makes one string for a value that
+   * repeats already, and looking each of them up again was a thirtieth of a follow.
+   */
+  private Object[] shareStrings(Object[] row) {
+    for (int i = 0; i < sourceSlots.length; i++) {
+      int slot = sourceSlots[i];
+      if (slot >= 0 && slot < row.length) {
+        row[slot] = shared[i].of(row[slot]);
+      }
+    }
+    return row;
   }
 
   @Override
@@ -216,7 +232,7 @@ final class ChangelogChanges implements LatestChanges.Reading<Object[]> {
     }
     Object[] values = new Object[sourceSlots.length];
     for (int i = 0; i < values.length; i++) {
-      values[i] = shared[i].of(at(row, sourceSlots[i]));
+      values[i] = at(row, sourceSlots[i]);
     }
     return new ChangeEvent(position, operation, time, schema, values, List.of(), 0);
   }
@@ -229,8 +245,8 @@ final class ChangelogChanges implements LatestChanges.Reading<Object[]> {
   /**
    * One column's strings, each value kept once while the column has few distinct ones (a status,
    * a currency, a country, a flag): a follow holds up to a commit's changes at once, beside the
-   * worker's buffers, and such a column's strings were each a string and an array of their own
-   * (a third of what the benchmark's changes held). A column past {@link #LIMIT} distinct values
+   * worker's buffers, and such a column's strings read back from files were each a string and an
+   * array of their own (a third of what the benchmark's changes held before the decoder shared them). A column past {@link #LIMIT} distinct values
    * (an id, a time) is left as read from then on.
    */
   static final class SharedStrings {

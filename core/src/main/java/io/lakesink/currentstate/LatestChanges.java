@@ -22,8 +22,8 @@ import java.util.Map;
  *
  * <p>The changes are whatever a {@link Reading} reads: a follow reduces the changelog's rows as
  * they are ({@link ChangelogChanges}), and only those kept become change events, so a change
- * replaced later in the commit (half of them in a busy table) costs no event, no copy of its
- * values and no lookup of its strings.
+ * replaced later in the commit (half of them in a busy table) costs no event and no copy of its
+ * values.
  *
  * <p>Truncates, changes without a Kafka position (a backfill's: they have no offsets to order
  * them by) and changes with a null key column are all kept as they are. The changes come out in
