@@ -119,7 +119,8 @@ public final class PositionedRowReader {
    * Like {@link #forEach(TableFile, List, java.util.function.Predicate, RowSink)} for a table keyed
    * on one {@code bigint} or {@code int} column: each row's key is read as a primitive and tested,
    * and only the rows {@code wants} are read whole. The scan of a file's keys is most of a merge's
-   * work; a row object and a boxed key for every row of it cost several times the decoding.
+   * work; a row object and a boxed key for every row of it cost several times the decoding. A
+   * wanted row goes to {@code sink} right after its test, before the next row is tested.
    */
   public void forEachLongKey(TableFile file, String keyColumn, LongKeyTest wants, RowSink sink) {
     int k = readIndex(keyColumn);

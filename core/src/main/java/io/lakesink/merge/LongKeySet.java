@@ -2,6 +2,7 @@ package io.lakesink.merge;
 
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.List;
 
 /**
  * The integer keys of a batch as a primitive open-addressing set: what a merge tests every stored
@@ -27,19 +28,32 @@ final class LongKeySet {
   private boolean holdsEmpty;
   /** The keys ascending, for {@link Walk}s. */
   private final long[] sorted;
+  /** What each key stands for ({@link #itemOf}), by slot, the empty key's apart; null when made without. */
+  private final Object[] items;
+  private Object emptyItem;
 
   LongKeySet(Collection<Long> keys) {
+    this(List.copyOf(keys), null);
+  }
+
+  /**
+   * @param items what each key stands for, in the order of {@code keys} ({@link #itemOf}): the
+   *     first of a key given twice is kept; null for none
+   */
+  LongKeySet(List<Long> keys, List<?> items) {
     int capacity = Integer.highestOneBit(Math.max(4, keys.size() * 2 - 1)) << 1;
     slots = new long[capacity];
     Arrays.fill(slots, EMPTY);
     mask = capacity - 1;
+    this.items = items == null ? null : new Object[capacity];
     int nbits = Math.min(MAX_BITS, Integer.highestOneBit(Math.max(64, keys.size() * 16 - 1)) << 1);
     bits = new long[nbits >>> 6];
     bitMask = nbits - 1;
     long[] all = new long[keys.size()];
     int n = 0;
-    for (long k : keys) {
-      add(k);
+    for (int v = 0; v < keys.size(); v++) {
+      long k = keys.get(v);
+      add(k, items == null ? null : items.get(v));
       all[n++] = k;
     }
     Arrays.sort(all, 0, n);
@@ -102,8 +116,11 @@ final class LongKeySet {
     }
   }
 
-  private void add(long k) {
+  private void add(long k, Object item) {
     if (k == EMPTY) {
+      if (!holdsEmpty) {
+        emptyItem = item;
+      }
       holdsEmpty = true;
       return;
     }
@@ -113,7 +130,26 @@ final class LongKeySet {
     while (slots[i] != EMPTY && slots[i] != k) {
       i = (i + 1) & mask;
     }
+    if (slots[i] == EMPTY && items != null) { // else the same key again: the first one's item stays
+      items[i] = item;
+    }
     slots[i] = k;
+  }
+
+  /** What key {@code k} stands for; null when the set does not hold it, or was made without items. */
+  Object itemOf(long k) {
+    if (items == null) {
+      return null;
+    }
+    if (k == EMPTY) {
+      return holdsEmpty ? emptyItem : null;
+    }
+    for (int i = index(k); slots[i] != EMPTY; i = (i + 1) & mask) {
+      if (slots[i] == k) {
+        return items[i];
+      }
+    }
+    return null;
   }
 
   boolean contains(long k) {

@@ -201,7 +201,8 @@ final class MergeBatch {
 
   /**
    * The batch's keys as primitives when they are one {@code bigint} or {@code int} column (the
-   * common primary key), else null. Made once per batch.
+   * common primary key), else null. Each stands for its entry of {@link #latest} ({@link
+   * LongKeySet#itemOf}), which {@link #over(Map.Entry, ChangeOrder, List)} takes. Made once per batch.
    */
   LongKeySet longKeys() {
     if (keyColumns.size() != 1) {
@@ -214,8 +215,12 @@ final class MergeBatch {
     }
     if (longKeys == null) {
       List<Long> values = new ArrayList<>(latest.size());
-      latest.keySet().forEach(k -> values.add(((Number) k.values().get(0)).longValue()));
-      longKeys = new LongKeySet(values);
+      List<Map.Entry<RowKey, Changes>> entries = new ArrayList<>(latest.size());
+      for (Map.Entry<RowKey, Changes> e : latest.entrySet()) {
+        values.add(((Number) e.getKey().values().get(0)).longValue());
+        entries.add(e);
+      }
+      longKeys = new LongKeySet(values, entries);
     }
     return longKeys;
   }
@@ -248,9 +253,9 @@ final class MergeBatch {
 
   /**
    * As {@link #over(Object[], ChangeOrder, List)} for a stored row whose key is {@code found}'s: a
-   * batch keyed on one string column found it by the row's bytes ({@link #stringKeys}), so the row
-   * is not keyed and looked up again (a key object and a hash lookup per stored row the batch
-   * changes, an eighth of a kept table's follow).
+   * batch keyed on one string or integer column found it by the row's key as the file stores it
+   * ({@link #stringKeys}, {@link #longKeys}), so the row is not keyed and looked up again (a key
+   * object and a hash lookup per stored row the batch changes, an eighth of a kept table's follow).
    */
   Win over(Map.Entry<RowKey, Changes> found, ChangeOrder stored, List<RowKey> keys) {
     keys.add(found.getKey());

@@ -286,8 +286,8 @@ final class TableMerge {
       FileDeletes f = new FileDeletes(file);
       long[][] positions = {new long[16]};
       int[] n = {0};
-      // The batch's entry of the row the string key test just wanted: its row comes to the sink
-      // right after the test (PositionedRowReader#forEachStringKey), so the sink takes it from here.
+      // The batch's entry of the row a key test just wanted: its row comes to the sink right after
+      // the test (PositionedRowReader#forEachStringKey, #forEachLongKey), so the sink takes it from here.
       Object[] found = {null};
       PositionedRowReader.RowSink sink = (row, position) -> {
         @SuppressWarnings("unchecked")
@@ -348,7 +348,11 @@ final class TableMerge {
             building.addLong(key);
           }
           f.liveRows++;
-          return !isNull && keysOfFile.contains(key);
+          if (isNull || !keysOfFile.contains(key)) {
+            return false;
+          }
+          found[0] = longKeys.itemOf(key);
+          return true;
         }, sink);
       } else {
         List<String> first = ranks.cuts() ? List.of() : batch.keyColumnNames();

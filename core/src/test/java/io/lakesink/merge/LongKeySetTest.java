@@ -1,6 +1,7 @@
 package io.lakesink.merge;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
 import java.util.HashSet;
 import java.util.List;
@@ -79,5 +80,29 @@ class LongKeySetTest {
         }
       }
     }
+  }
+
+  @Test
+  void aKeyGivesWhatItStandsFor() {
+    List<Long> keys = new java.util.ArrayList<>();
+    List<String> items = new java.util.ArrayList<>();
+    SplittableRandom random = new SplittableRandom(13);
+    for (int i = 0; i < 5000; i++) {
+      long k = random.nextLong();
+      keys.add(k);
+      items.add("item " + k);
+    }
+    keys.add(Long.MIN_VALUE); // the set's own empty marker is a key like any other
+    items.add("the smallest");
+    keys.add(keys.get(3)); // again: the first one's item stays
+    items.add("again");
+    LongKeySet set = new LongKeySet(keys, items);
+    for (int i = 0; i < 5000; i++) {
+      assertEquals("item " + keys.get(i), set.itemOf(keys.get(i)));
+    }
+    assertEquals("the smallest", set.itemOf(Long.MIN_VALUE));
+    assertNull(set.itemOf(Long.MAX_VALUE - 1), "a key not held");
+    assertNull(new LongKeySet(List.of(1L)).itemOf(1L), "made without items");
+    assertNull(new LongKeySet(List.of(1L), List.of("one")).itemOf(Long.MIN_VALUE));
   }
 }
