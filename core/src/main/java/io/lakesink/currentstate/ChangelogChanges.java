@@ -246,8 +246,8 @@ final class ChangelogChanges implements LatestChanges.Reading<Object[]> {
    * One column's strings, each value kept once while the column has few distinct ones (a status,
    * a currency, a country, a flag): a follow holds up to a commit's changes at once, beside the
    * worker's buffers, and such a column's strings read back from files were each a string and an
-   * array of their own (a third of what the benchmark's changes held before the decoder shared them). A column past {@link #LIMIT} distinct values
-   * (an id, a time) is left as read from then on.
+   * array of their own (a third of what the benchmark's changes held before the decoder shared
+   * them). A column past {@link #LIMIT} distinct values (an id, a time) is left as read from then on.
    */
   static final class SharedStrings {
     static final int LIMIT = 1024;

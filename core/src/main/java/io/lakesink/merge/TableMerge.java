@@ -146,13 +146,15 @@ final class TableMerge {
     // Sized for the changes found: grown from the default, it was rehashed a dozen times per follow.
     int found = merged.stream().mapToInt(f -> f.upserts.size()).sum();
     Set<MergeBatch.Change> changed = Collections.newSetFromMap(new IdentityHashMap<>(found));
+    // Only copy-on-write claims changes: with deletion vectors none is looked up in the (synchronized) set.
+    Set<MergeBatch.Change> rewrote = claimed.isEmpty() ? Set.of() : claimed;
     for (FileDeletes f : merged) {
       m.filesRead++;
       m.bytesOfFilesRead += Math.max(0, f.file.size());
       if (f.emptied()) {
         m.deletes.putAll(f.deletes);
         m.written.addAll(f.written);
-        m.addChanged(f, claimed, changed); // written to the new file: no rewrite claimed them
+        m.addChanged(f, rewrote, changed); // written to the new file: no rewrite claimed them
       } else if (f.positions.length > 0) {
         if (vectors) {
           out.deleteRows(f.file, f.positions);
@@ -165,7 +167,7 @@ final class TableMerge {
         }
         m.deletes.putAll(f.deletes);
         m.written.addAll(f.written);
-        m.addChanged(f, claimed, changed);
+        m.addChanged(f, rewrote, changed);
       }
     }
     m.insertMissing(batch, deleted, order, ranks);
