@@ -258,8 +258,12 @@ final class MergeBatch {
    * object and a hash lookup per stored row the batch changes, an eighth of a kept table's follow).
    */
   Win over(Map.Entry<RowKey, Changes> found, ChangeOrder stored, List<RowKey> keys) {
-    keys.add(found.getKey());
-    Changes changes = found.getValue();
+    return found(found.getKey(), found.getValue(), stored, keys);
+  }
+
+  /** A stored row ranked at {@code stored} holds {@code key}: noted, and what of its changes wins over the row. */
+  private Win found(RowKey key, Changes changes, ChangeOrder stored, List<RowKey> keys) {
+    keys.add(key);
     changes.found = true;
     return changes.over(stored, floor);
   }
@@ -288,9 +292,7 @@ final class MergeBatch {
       if (changes == null) {
         continue;
       }
-      keys.add(k);
-      changes.found = true;
-      Win w = changes.over(stored, floor);
+      Win w = found(k, changes, stored, keys);
       if (w != null && (best == null || w.rank().isAfter(best.rank()))) {
         best = w;
       }
