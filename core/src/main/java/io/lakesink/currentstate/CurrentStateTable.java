@@ -135,6 +135,8 @@ public final class CurrentStateTable {
   private volatile FilesApplied lastApplied = new FilesApplied(0, 0);
   /** What the follow that runs holds on the heap, estimated; 0 between follows. */
   private volatile long heldHeapBytes;
+  /** Keys the last commit's changes had: what the next one's reduction is sized for (commits of a busy table are alike). */
+  private int lastChunkKeys;
 
   /**
    * @param name the subscription's table name ({@code <table>})
@@ -282,7 +284,7 @@ public final class CurrentStateTable {
    * holds the changes beside the worker's buffers.
    */
   private Chunk nextChunk(ChangelogChanges changes, List<TableFile> added, int start, PartitionOrder order) {
-    LatestChanges<Object[]> chunk = new LatestChanges<>(changes);
+    LatestChanges<Object[]> chunk = new LatestChanges<>(changes, lastChunkKeys);
     int i = start;
     while (i < added.size() && (chunk.held() < maxRowsPerCommit && chunk.heapBytes() < maxBytesPerCommit
         || !order.mayEndBefore(added.subList(i, added.size())))) {
@@ -295,6 +297,7 @@ public final class CurrentStateTable {
       });
       heldHeapBytes = chunk.heapBytes();
     }
+    lastChunkKeys = chunk.keys();
     // Only the rows kept become changes.
     List<Object[]> kept = chunk.changes();
     List<ChangeEvent> applied = new ArrayList<>(kept.size());

@@ -55,7 +55,7 @@ final class LatestChanges<T> {
 
   private final Reading<T> reading;
   /** Per key values and partition: its last change and the earlier one of highest time, if any. */
-  private final Map<KeyAt, Latest<T>> byKey = new HashMap<>();
+  private final Map<KeyAt, Latest<T>> byKey;
   /** The changes kept whatever follows them. */
   private final List<Numbered<T>> kept = new ArrayList<>();
   private long added;
@@ -80,32 +80,70 @@ final class LatestChanges<T> {
     }
   }
 
-  /**
-   * A change with the number of its addition, which orders the changes handed out, what it holds
-   * on the heap, its Kafka offset and its source time ({@code timed} false: none), read once: the
-   * reduction compares times up to four times per change and a change's offset with the next of
-   * its key's, and each read followed the change to a boxed value far away in the heap (a
-   * twentieth of a follow's CPU).
-   */
-  private record Numbered<T>(long number, T change, long heapBytes, long offset, boolean timed, long tsMs) {
-    static <T> Numbered<T> of(long number, T change, long heapBytes, long offset, Long tsMs) {
-      return new Numbered<>(number, change, heapBytes, offset, tsMs != null, tsMs == null ? 0 : tsMs);
-    }
-  }
+  /** A change with the number of its addition, which orders the changes handed out. */
+  private record Numbered<T>(long number, T change) {}
 
-  /** What a key's entry costs besides its changes: the map's node, the key and the holder. */
-  private static final long ENTRY_BYTES = 32 + 24 + 24;
+  /** What a key's entry costs besides its changes: the map's node, the key, and the holder with its changes' numbers and times. */
+  private static final long ENTRY_BYTES = 32 + 24 + 80;
   /** What the changes kept hold on the heap, estimated ({@link HeapEstimate}). */
   private long heapBytes;
 
+  /**
+   * A key's last change (highest offset) and the earlier one whose time is above it, if any, each
+   * with the number of its addition, what it holds on the heap and its source time ({@code timed}
+   * false: none), read once. Held in the entry itself, not in a holder per change: a holder per
+   * changelog row read was a fifth of what the reduction allocated, and each comparison of times
+   * followed a change to a boxed value far away in the heap.
+   */
   private static final class Latest<T> {
-    Numbered<T> last;
+    T last;
+    long lastNumber;
+    long lastHeap;
+    long lastOffset;
+    boolean lastTimed;
+    long lastTs;
     /** An earlier change whose time is above the last one's: what raises its rank. Null when none. */
-    Numbered<T> highest;
+    T highest;
+    long highestNumber;
+    long highestHeap;
+    boolean highestTimed;
+    long highestTs;
+
+    void last(T change, long number, long heap, long offset, boolean timed, long ts) {
+      last = change;
+      lastNumber = number;
+      lastHeap = heap;
+      lastOffset = offset;
+      lastTimed = timed;
+      lastTs = ts;
+    }
+
+    void highest(T change, long number, long heap, boolean timed, long ts) {
+      highest = change;
+      highestNumber = number;
+      highestHeap = heap;
+      highestTimed = timed;
+      highestTs = ts;
+    }
+
+    /** What its changes hold on the heap, estimated. */
+    long heap() {
+      return lastHeap + (highest == null ? 0 : highestHeap);
+    }
   }
 
   LatestChanges(Reading<T> reading) {
+    this(reading, 0);
+  }
+
+  /**
+   * @param expectedKeys about how many keys the changes will have (the previous commit's count):
+   *     the map is made that large at once instead of doubled a dozen times while it fills, each
+   *     time rehashing every key (a fiftieth of a follow)
+   */
+  LatestChanges(Reading<T> reading, int expectedKeys) {
     this.reading = reading;
+    this.byKey = new HashMap<>((int) Math.min(1 << 30, Math.max(16, expectedKeys * 4L / 3 + 1)));
   }
 
   /** Changes as change events, keyed on {@code key}: what tests give it. */
@@ -121,36 +159,44 @@ final class LatestChanges<T> {
   /** Adds the next change read (in file order within a file; files in any order). */
   void add(T e) {
     Object key = reading.keyOf(e);
-    Numbered<T> n = Numbered.of(added++, e, reading.heapBytes(e), key == null ? 0 : reading.offset(e), reading.tsMs(e));
+    long number = added++;
+    long heap = reading.heapBytes(e);
     if (key == null) {
-      kept.add(n);
-      heapBytes += n.heapBytes();
+      kept.add(new Numbered<>(number, e));
+      heapBytes += heap;
       return;
     }
+    Long tsMs = reading.tsMs(e);
+    boolean timed = tsMs != null;
+    long ts = timed ? tsMs : 0;
+    long offset = reading.offset(e);
     KeyAt at = new KeyAt(key, reading.partition(e));
     Latest<T> l = byKey.get(at);
     if (l == null) {
       l = new Latest<>();
-      l.last = n;
+      l.last(e, number, heap, offset, timed, ts);
       byKey.put(at, l);
-      heapBytes += ENTRY_BYTES + n.heapBytes();
+      heapBytes += ENTRY_BYTES + heap;
       return;
     }
-    long offset = n.offset();
-    long lastOffset = l.last.offset();
-    if (offset == lastOffset) {
+    if (offset == l.lastOffset) {
       return; // the same change read twice (a file and the file an optimize packed it into): once is enough
     }
-    long before = l.last.heapBytes() + (l.highest == null ? 0 : l.highest.heapBytes());
+    long before = l.heap();
     boolean hadHighest = l.highest != null;
     // Whichever is earlier, only the highest time of the earlier ones may still matter.
-    Numbered<T> earlier = offset > lastOffset ? l.last : n;
-    if (offset > lastOffset) {
-      l.last = n;
+    if (offset > l.lastOffset) {
+      if (l.highest == null || later(l.lastTimed, l.lastTs, l.highestTimed, l.highestTs)) {
+        l.highest(l.last, l.lastNumber, l.lastHeap, l.lastTimed, l.lastTs);
+      }
+      l.last(e, number, heap, offset, timed, ts);
+    } else if (l.highest == null || later(timed, ts, l.highestTimed, l.highestTs)) {
+      l.highest(e, number, heap, timed, ts);
     }
-    Numbered<T> highest = l.highest == null || later(earlier, l.highest) ? earlier : l.highest;
-    l.highest = later(highest, l.last) ? highest : null;
-    heapBytes += l.last.heapBytes() + (l.highest == null ? 0 : l.highest.heapBytes()) - before;
+    if (l.highest != null && !later(l.highestTimed, l.highestTs, l.lastTimed, l.lastTs)) {
+      l.highest = null;
+    }
+    heapBytes += l.heap() - before;
     withHighest += (l.highest != null ? 1 : 0) - (hadHighest ? 1 : 0);
   }
 
@@ -159,14 +205,19 @@ final class LatestChanges<T> {
     return heapBytes;
   }
 
-  /** Whether {@code a}'s source time is above {@code b}'s (an unknown time is below every known one). */
-  private static boolean later(Numbered<?> a, Numbered<?> b) {
-    return a.timed() && (!b.timed() || a.tsMs() > b.tsMs());
+  /** Whether time {@code a} is above time {@code b} (an unknown time is below every known one). */
+  private static boolean later(boolean aTimed, long a, boolean bTimed, long b) {
+    return aTimed && (!bTimed || a > b);
   }
 
   /** Changes added so far, before the reduction. */
   long added() {
     return added;
+  }
+
+  /** Keys (with their partition) of the changes reduced: what the next commit's map is sized for. */
+  int keys() {
+    return byKey.size();
   }
 
   /** Changes kept so far: what {@link #changes} hands out, and what a commit's size is counted in. */
@@ -176,22 +227,28 @@ final class LatestChanges<T> {
 
   /** The changes kept, in the order they were added. */
   List<T> changes() {
-    List<Numbered<T>> all = new ArrayList<>(kept);
-    byKey.values().forEach(l -> {
-      all.add(l.last);
-      if (l.highest != null) {
-        all.add(l.highest);
-      }
-    });
-    if (added > Integer.MAX_VALUE || added > 4L * all.size()) {
+    if (added > Integer.MAX_VALUE || added > 4 * held()) {
+      List<Numbered<T>> all = new ArrayList<>(kept);
+      byKey.values().forEach(l -> {
+        all.add(new Numbered<>(l.lastNumber, l.last));
+        if (l.highest != null) {
+          all.add(new Numbered<>(l.highestNumber, l.highest));
+        }
+      });
       all.sort(Comparator.comparingLong(Numbered::number));
       return all.stream().map(Numbered::change).toList();
     }
     // Each number is below the count added and once only: put in place, not compared (a sort of
     // the kept changes, chasing a pointer per comparison, was a twentieth of a follow).
     Object[] inOrder = new Object[(int) added];
-    all.forEach(n -> inOrder[(int) n.number()] = n.change());
-    List<T> out = new ArrayList<>(all.size());
+    kept.forEach(n -> inOrder[(int) n.number()] = n.change());
+    byKey.values().forEach(l -> {
+      inOrder[(int) l.lastNumber] = l.last;
+      if (l.highest != null) {
+        inOrder[(int) l.highestNumber] = l.highest;
+      }
+    });
+    List<T> out = new ArrayList<>((int) held());
     for (Object e : inOrder) {
       if (e != null) {
         @SuppressWarnings("unchecked")

@@ -142,7 +142,7 @@ final class MergeBatch {
 
   /** Each key column set of the batch: one, unless the record key's fields changed. */
   private final Map<List<String>, KeyColumns> keyColumns = new LinkedHashMap<>();
-  final Map<RowKey, Changes> latest = new LinkedHashMap<>();
+  final Map<RowKey, Changes> latest;
   /** The latest truncate (of the batch, or applied before): no change ranked at or below it applies. */
   final ChangeOrder floor;
   private LongKeySet longKeys;
@@ -155,6 +155,8 @@ final class MergeBatch {
    */
   MergeBatch(List<ChangeEvent> events, List<Object[]> rows, List<KeyColumns> keys, ChangeOrder floor) {
     this.floor = floor;
+    // Sized for a key per change at most: grown from the default, it was rehashed a dozen times per batch.
+    this.latest = new LinkedHashMap<>((int) Math.min(1 << 30, Math.max(16, events.size() * 4L / 3 + 1)));
     KeyColumns previous = null;
     for (int i = 0; i < events.size(); i++) {
       KeyColumns columns = keys.get(i);

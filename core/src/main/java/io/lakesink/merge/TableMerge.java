@@ -44,7 +44,7 @@ final class TableMerge {
   static final int LANES = Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors()));
 
   /** Rows to write besides the rewritten files: inserts (sorted by key), or an append-only batch. */
-  final List<Object[]> rows = new ArrayList<>();
+  final ArrayList<Object[]> rows = new ArrayList<>();
   final List<TableFile> rewritten = new ArrayList<>();
   private final Map<RowKey, ChangeOrder> deletes = new LinkedHashMap<>();
   /** Of {@link #deletes}, the keys the table did not hold: a delete ranked above the one known. */
@@ -96,6 +96,7 @@ final class TableMerge {
       PositionedRowReader reader, PendingWrite out, List<TableFile> files, RowLayout layout, MergeBatch batch,
       DeleteHistory deleted, boolean vectors, ChangeOrder cut, KeyFilters filters, TableKeys known) {
     TableMerge m = new TableMerge();
+    m.rows.ensureCapacity(batch.latest.size()); // a row per key, about: not grown a few dozen times
     KeyOrder order = order(batch);
     Ranks ranks = new Ranks(layout, cut);
     // Only the keys the table may hold are looked for: the others are inserted whatever the files say.
