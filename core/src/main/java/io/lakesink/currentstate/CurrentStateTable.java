@@ -75,8 +75,15 @@ public final class CurrentStateTable {
    * are some 150 MB, and the worker at its default heap ran out of it.
    */
   static final long MAX_BYTES_PER_COMMIT = 64L << 20;
-  /** What the merge builds over a step's changes (rows, ranks, keys, the new rows), as a multiple of what the changes hold. */
-  private static final int MERGE_FACTOR = 2;
+  /**
+   * What the merge builds per change of a step, beside the change itself (its value references
+   * are shared, not copied): the table row, its key, its rank and the batch's entry for it,
+   * about 360 bytes as counted in a worker's heap (class histograms during a follow's merge),
+   * rounded up. Counted per change rather than as a multiple of the changes' own estimate, which
+   * is mostly their values: twice the changes' estimate counted a follow of the benchmark's
+   * ten-column rows at about 1.8 times the heap its merge held, and reading waited for that.
+   */
+  static final long MERGE_BYTES_PER_CHANGE = 448;
   /**
    * Rows of a reduction between two updates of {@link #heldHeapBytes} (a power of two): a volatile
    * write per row read was a cost of its own, and the worker's budget needs no finer figure.
@@ -258,7 +265,7 @@ public final class CurrentStateTable {
       boolean last = i >= added.size();
       long from = reflected;
       long next = last ? latest : reflected; // a step of a long catch-up reflects no new version yet
-      heldHeapBytes = MERGE_FACTOR * chunk.heapBytes();
+      heldHeapBytes = chunk.heapBytes() + chunk.changes().size() * MERGE_BYTES_PER_CHANGE;
       ChangeApplication.Applied applied = application.apply(changelog, files, chunk.changes(), truncatedAt,
           floor -> offsets(from, next, floor), () -> hook.at(name, Step.BEFORE_COMMIT));
       lastWritten = applied.version();
