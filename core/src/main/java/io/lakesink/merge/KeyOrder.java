@@ -61,12 +61,18 @@ final class KeyOrder implements Comparator<Object[]> {
       return;
     }
     int slot = slots[0];
-    Keyed[] keyed = new Keyed[rows.size()];
+    // An Object[], not a Keyed[]: every other sort a worker runs (a list's) hands TimSort an
+    // Object[], and the JIT, having compiled TimSort for one array type, threw its code away at
+    // the other's first store and compiled it again, at every follow of a kept table (JFR's
+    // jdk.Deoptimization in a run of 2M events: 59 of TimSort, 40 for array stores; with this, 7 and none).
+    Object[] keyed = new Object[rows.size()];
     for (int i = 0; i < keyed.length; i++) {
       Object[] row = rows.get(i);
       keyed[i] = Keyed.of(row, slot < row.length ? row[slot] : null);
     }
-    java.util.Arrays.sort(keyed, (a, b) -> {
+    java.util.Arrays.sort(keyed, (x, y) -> {
+      Keyed a = (Keyed) x;
+      Keyed b = (Keyed) y;
       if (a.packed && b.packed) {
         int c = Long.compareUnsigned(a.prefix, b.prefix);
         if (c != 0) {
@@ -76,7 +82,7 @@ final class KeyOrder implements Comparator<Object[]> {
       return compareValues(a.key, b.key);
     });
     for (int i = 0; i < keyed.length; i++) {
-      rows.set(i, keyed[i].row);
+      rows.set(i, ((Keyed) keyed[i]).row);
     }
   }
 
