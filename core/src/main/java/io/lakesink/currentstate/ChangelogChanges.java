@@ -14,6 +14,7 @@ import io.lakesink.event.RowSchema;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.time.LocalDate;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -52,6 +53,8 @@ final class ChangelogChanges implements LatestChanges.Reading<Object[]> {
   private final RowSchema schema;
   /** Where each source column, and each metadata column read, sits in a row read. */
   private final int[] sourceSlots;
+  /** Whether the source columns are the row's first ones, in order (as the changelog writes them). */
+  private final boolean sourcePrefix;
   private final int op;
   private final int deleted;
   private final int tsMs;
@@ -87,6 +90,7 @@ final class ChangelogChanges implements LatestChanges.Reading<Object[]> {
     List<Column> source = columns.stream().filter(c -> !ChangelogColumns.NAMES.contains(c.name())).toList();
     this.schema = new RowSchema(source, true);
     this.sourceSlots = source.stream().mapToInt(c -> names.indexOf(c.name())).toArray();
+    this.sourcePrefix = java.util.stream.IntStream.range(0, sourceSlots.length).allMatch(i -> sourceSlots[i] == i);
     this.op = names.indexOf(ChangelogColumns.OP);
     this.deleted = names.indexOf(ChangelogColumns.DELETED);
     this.tsMs = names.indexOf(ChangelogColumns.TS_MS);
@@ -230,9 +234,14 @@ final class ChangelogChanges implements LatestChanges.Reading<Object[]> {
     } else if (operation == Operation.DELETE) {
       operation = Operation.UPDATE; // not deleted in the changelog: the view shows it
     }
-    Object[] values = new Object[sourceSlots.length];
-    for (int i = 0; i < values.length; i++) {
-      values[i] = at(row, sourceSlots[i]);
+    Object[] values;
+    if (sourcePrefix && row.length >= sourceSlots.length) {
+      values = Arrays.copyOf(row, sourceSlots.length); // one copy of a block, not a value at a time
+    } else {
+      values = new Object[sourceSlots.length];
+      for (int i = 0; i < values.length; i++) {
+        values[i] = at(row, sourceSlots[i]);
+      }
     }
     return new ChangeEvent(position, operation, time, schema, values, List.of(), 0);
   }
