@@ -54,37 +54,26 @@ final class LatestChanges<T> {
   }
 
   private final Reading<T> reading;
-  /** Per key values and partition: its last change and the earlier one of highest time, if any. */
-  private final Map<KeyAt, Latest<T>> byKey;
+  /**
+   * Per key values: the entry of its partition, chained to those of other partitions (a key in
+   * two partitions is rare: a producer that changed how it partitions). Keyed on the key value
+   * itself, not on a key-and-partition object: each lookup of a changelog row's key then follows
+   * one object fewer (its key's was one more cache miss a row, and an object a row).
+   */
+  private final Map<Object, Latest<T>> byKey;
+  /** Entries of a key and partition. */
+  private long entries;
   /** The changes kept whatever follows them. */
   private final List<Numbered<T>> kept = new ArrayList<>();
   private long added;
   /** Keys whose entry keeps an earlier change beside the last one. */
   private long withHighest;
 
-  /**
-   * A key's values and a partition: one per change looked up, so no list or array of its own for
-   * a one-column key, and equality without an iterator (a list's costs one per comparison).
-   */
-  private record KeyAt(Object key, int partition) {
-    // Written out: a record's generated equals and hashCode go through a chain of method
-    // handles, and this runs for every changelog row a follow reads.
-    @Override
-    public boolean equals(Object o) {
-      return o instanceof KeyAt k && partition == k.partition && key.equals(k.key);
-    }
-
-    @Override
-    public int hashCode() {
-      return 31 * key.hashCode() + partition;
-    }
-  }
-
   /** A change with the number of its addition, which orders the changes handed out. */
   private record Numbered<T>(long number, T change) {}
 
-  /** What a key's entry costs besides its changes: the map's node, the key, and the holder with its changes' numbers and times. */
-  private static final long ENTRY_BYTES = 32 + 24 + 80;
+  /** What a key's entry costs besides its changes: the map's node, and the entry with its changes' numbers and times. */
+  private static final long ENTRY_BYTES = 32 + 88;
   /** What the changes kept hold on the heap, estimated ({@link HeapEstimate}). */
   private long heapBytes;
 
@@ -96,6 +85,9 @@ final class LatestChanges<T> {
    * followed a change to a boxed value far away in the heap.
    */
   private static final class Latest<T> {
+    final int partition;
+    /** The same key's entry of another partition; null when none. */
+    Latest<T> other;
     T last;
     long lastNumber;
     long lastHeap;
@@ -124,6 +116,10 @@ final class LatestChanges<T> {
       highestHeap = heap;
       highestTimed = timed;
       highestTs = ts;
+    }
+
+    Latest(int partition) {
+      this.partition = partition;
     }
 
     /** What its changes hold on the heap, estimated. */
@@ -170,12 +166,22 @@ final class LatestChanges<T> {
     boolean timed = tsMs != null;
     long ts = timed ? tsMs : 0;
     long offset = reading.offset(e);
-    KeyAt at = new KeyAt(key, reading.partition(e));
-    Latest<T> l = byKey.get(at);
+    int partition = reading.partition(e);
+    Latest<T> first = byKey.get(key);
+    Latest<T> l = first;
+    while (l != null && l.partition != partition) {
+      l = l.other;
+    }
     if (l == null) {
-      l = new Latest<>();
+      l = new Latest<>(partition);
       l.last(e, number, heap, offset, timed, ts);
-      byKey.put(at, l);
+      if (first == null) {
+        byKey.put(key, l);
+      } else {
+        l.other = first.other;
+        first.other = l;
+      }
+      entries++;
       heapBytes += ENTRY_BYTES + heap;
       return;
     }
@@ -215,21 +221,21 @@ final class LatestChanges<T> {
     return added;
   }
 
-  /** Keys (with their partition) of the changes reduced: what the next commit's map is sized for. */
+  /** Keys of the changes reduced: what the next commit's map is sized for. */
   int keys() {
     return byKey.size();
   }
 
   /** Changes kept so far: what {@link #changes} hands out, and what a commit's size is counted in. */
   long held() {
-    return kept.size() + byKey.size() + withHighest;
+    return kept.size() + entries + withHighest;
   }
 
   /** The changes kept, in the order they were added. */
   List<T> changes() {
     if (added > Integer.MAX_VALUE || added > 4 * held()) {
       List<Numbered<T>> all = new ArrayList<>(kept);
-      byKey.values().forEach(l -> {
+      forEachEntry(l -> {
         all.add(new Numbered<>(l.lastNumber, l.last));
         if (l.highest != null) {
           all.add(new Numbered<>(l.highestNumber, l.highest));
@@ -242,7 +248,7 @@ final class LatestChanges<T> {
     // the kept changes, chasing a pointer per comparison, was a twentieth of a follow).
     Object[] inOrder = new Object[(int) added];
     kept.forEach(n -> inOrder[(int) n.number()] = n.change());
-    byKey.values().forEach(l -> {
+    forEachEntry(l -> {
       inOrder[(int) l.lastNumber] = l.last;
       if (l.highest != null) {
         inOrder[(int) l.highestNumber] = l.highest;
@@ -257,6 +263,15 @@ final class LatestChanges<T> {
       }
     }
     return out;
+  }
+
+  /** Every entry of a key and partition. */
+  private void forEachEntry(java.util.function.Consumer<Latest<T>> action) {
+    for (Latest<T> first : byKey.values()) {
+      for (Latest<T> l = first; l != null; l = l.other) {
+        action.accept(l);
+      }
+    }
   }
 
   /** Whether a key value reduces changes: not without one (the merge drops it), nor one compared by identity. */

@@ -146,8 +146,8 @@ class LatestChangesTest {
 
   /**
    * What a follow counts in the worker's buffer budget: the estimate of the changes it keeps,
-   * moved as later changes replace earlier ones, plus an entry per key (its map node, the key, and
-   * the holder of its changes' numbers and times: 136 bytes).
+   * moved as later changes replace earlier ones, plus an entry per key and partition (a map node
+   * and the entry with its changes' numbers and times: 120 bytes).
    */
   @Test
   void itsHeapEstimateIsThatOfTheChangesItKeeps() {
@@ -161,7 +161,7 @@ class LatestChangesTest {
       // Offsets out of order sometimes (a packed file read late), times that go back: every branch of the reduction.
       latest.add(change(partition, random.nextInt(5_000), (long) random.nextInt(100), id));
       long kept = latest.changes().stream().mapToLong(io.lakesink.event.HeapEstimate::of).sum();
-      assertEquals(kept + 136L * keys.size(), latest.heapBytes(), "after " + (i + 1) + " changes");
+      assertEquals(kept + 120L * keys.size(), latest.heapBytes(), "after " + (i + 1) + " changes");
     }
   }
 }
