@@ -81,7 +81,7 @@ final class LatestChanges<T> {
    * A key's last change (highest offset) and the earlier one whose time is above it, if any, each
    * with the number of its addition, what it holds on the heap and its source time ({@code timed}
    * false: none), read once. Held in the entry itself, not in a holder per change: a holder per
-   * changelog row read was a fifth of what the reduction allocated, and each comparison of times
+   * changelog row read was nearly half of what the reduction allocated, and each comparison of times
    * followed a change to a boxed value far away in the heap.
    */
   private static final class Latest<T> {
