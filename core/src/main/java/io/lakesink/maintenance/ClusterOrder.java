@@ -1,7 +1,6 @@
 package io.lakesink.maintenance;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 
@@ -22,18 +21,28 @@ final class ClusterOrder {
       return;
     }
     long[] z = zValues(rows, keySlots);
-    Integer[] order = new Integer[rows.size()];
-    for (int i = 0; i < order.length; i++) {
-      order[i] = i;
-    }
+    List<Integer> order = indexes(rows.size());
     Comparator<Integer> byZ = Comparator.comparingLong(i -> z[i]);
-    Arrays.sort(order, byZ.thenComparing((i, j) -> compareKeys(rows.get(i), rows.get(j), keySlots)));
+    order.sort(byZ.thenComparing((i, j) -> compareKeys(rows.get(i), rows.get(j), keySlots)));
     List<Object[]> sorted = new ArrayList<>(rows.size());
     for (Integer i : order) {
       sorted.add(rows.get(i));
     }
     rows.clear();
     rows.addAll(sorted);
+  }
+
+  /**
+   * 0 to {@code n - 1} in a list: sorted as a list, so TimSort gets an {@code Object[]} as from
+   * every other sort of the worker (an {@code Integer[]} made the JIT recompile TimSort's code,
+   * compiled for the one, at the other's first store: see {@code merge.KeyOrder#sort}).
+   */
+  private static List<Integer> indexes(int n) {
+    List<Integer> out = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      out.add(i);
+    }
+    return out;
   }
 
   /** Each row's Z-value: per key column the value's rank, scaled to the same bit width, interleaved. */
@@ -58,18 +67,15 @@ final class ClusterOrder {
 
   /** The rank of each row's value among the column's distinct values, spread over {@code bits} bits. */
   private static long[] scaledRanks(List<Object[]> rows, int slot, int bits) {
-    Integer[] order = new Integer[rows.size()];
-    for (int i = 0; i < order.length; i++) {
-      order[i] = i;
-    }
-    Arrays.sort(order, (i, j) -> compare(rows.get(i)[slot], rows.get(j)[slot]));
+    List<Integer> order = indexes(rows.size());
+    order.sort((i, j) -> compare(rows.get(i)[slot], rows.get(j)[slot]));
     long[] rank = new long[rows.size()];
     long distinct = 0;
-    for (int i = 0; i < order.length; i++) {
-      if (i > 0 && compare(rows.get(order[i - 1])[slot], rows.get(order[i])[slot]) != 0) {
+    for (int i = 0; i < order.size(); i++) {
+      if (i > 0 && compare(rows.get(order.get(i - 1))[slot], rows.get(order.get(i))[slot]) != 0) {
         distinct++;
       }
-      rank[order[i]] = distinct;
+      rank[order.get(i)] = distinct;
     }
     long levels = distinct + 1;
     long top = 1L << bits;
