@@ -86,35 +86,8 @@ class DistributionTest {
   @Test
   void runStopAtEndAgainstABrokerWithoutMaven() throws Exception {
     try (KafkaClusterTestKit kafka = broker()) {
-      String topic = "dbserver1.public.orders";
-      Properties p = new Properties();
-      p.put("bootstrap.servers", kafka.bootstrapServers());
-      try (Admin admin = Admin.create(p)) {
-        admin.createTopics(List.of(new NewTopic(topic, 2, (short) 1))).all().get();
-      }
-      p.put("key.serializer", StringSerializer.class.getName());
-      p.put("value.serializer", StringSerializer.class.getName());
-      try (KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
-        for (int id = 1; id <= 50; id++) {
-          producer.send(new ProducerRecord<>(topic, id % 2, "{\"id\":" + id + "}",
-              "{\"before\":null,\"after\":{\"id\":" + id + ",\"status\":\"new\"},\"op\":\"c\",\"source\":{\"ts_ms\":1}}"));
-        }
-        producer.flush();
-      }
       Path data = root.resolve("data");
-      Path config = root.resolve("lakesink.yaml");
-      Files.writeString(config, String.join("\n",
-          "kafka:",
-          "  bootstrap_servers: " + kafka.bootstrapServers(),
-          "  group_id: dist-test",
-          "storage:",
-          "  type: local",
-          "  path: " + data,
-          "status:",
-          "  enabled: false",
-          "subscriptions:",
-          "  - {topic: " + topic + ", table: orders, primary_key: [id]}",
-          ""));
+      Path config = ordersTopicAndConfig(kafka, "dbserver1.public.orders", data, "dist-test");
 
       Result r = lakesink("run", "--config", config.toString(), "--stop-at-end");
 
@@ -122,6 +95,55 @@ class DistributionTest {
       LocalStorage storage = new LocalStorage(data, "lakesink");
       var rows = DeltaTableReader.readAll(new DeltaTable(KernelEngine.create(storage), storage.tableLocation("orders_APPEND")));
       assertEquals(50, rows.size());
+      assertFalse(Files.exists(home.resolve("var/cds")), "without cksum and ls on the PATH the launcher keeps no archive");
+    }
+  }
+
+  /**
+   * The worker's class-data sharing archive (the launcher's cds_options): the first run writes it at
+   * its exit, the next start takes it once a JVM mapped it with its checksums verified, and later runs
+   * load lakesink's classes from it. A file cut short, as a kill during the write leaves it, is
+   * dropped, never mapped: mapping one crashes the JVM.
+   */
+  @Test
+  void theWorkerKeepsAClassDataSharingArchiveAndNeverMapsOneCutShort(@TempDir Path cds) throws Exception {
+    Path tools = Files.createDirectories(root.resolve("path-cds"));
+    for (String tool : List.of("bash", "readlink", "dirname", "cksum", "ls", "mkdir", "mv", "rm")) {
+      Files.createSymbolicLink(tools.resolve(tool), which(tool));
+    }
+    try (KafkaClusterTestKit kafka = broker()) {
+      Path config = ordersTopicAndConfig(kafka, "dbserver1.public.customers", root.resolve("data-cds"), "dist-cds-test");
+      Map<String, String> env = Map.of("PATH", tools.toString(), "LAKESINK_CDS_DIR", cds.toString());
+
+      Result first = lakesink(env, "run", "--config", config.toString(), "--stop-at-end");
+      assertEquals(0, first.exit, first.output + first.log);
+      List<String> written = names(cds);
+      assertEquals(1, written.size(), written.toString());
+      assertTrue(written.get(0).matches("lakesink-\\d+\\.jsa\\.\\d+\\.part"), written.toString());
+      // Cut short, as a kill while the JVM wrote it would leave it.
+      Path part = cds.resolve(written.get(0));
+      byte[] whole = Files.readAllBytes(part);
+      part.toFile().setWritable(true);
+      Files.write(part, java.util.Arrays.copyOf(whole, whole.length / 2));
+
+      Result second = lakesink(env, "run", "--config", config.toString(), "--stop-at-end");
+      assertEquals(0, second.exit, second.output + second.log);
+      List<String> afterSecond = names(cds);
+      assertEquals(1, afterSecond.size(), afterSecond.toString());
+      assertFalse(afterSecond.contains(written.get(0)), "the file cut short is dropped: " + afterSecond);
+      assertTrue(afterSecond.get(0).endsWith(".part"), "the second run wrote its own: " + afterSecond);
+
+      Path classes = root.resolve("class-load.log");
+      Map<String, String> logged = new java.util.HashMap<>(env);
+      logged.put("LAKESINK_JAVA_OPTS", "-Xmx512m -Xlog:class+load=info:file=" + classes);
+      Result third = lakesink(logged, "run", "--config", config.toString(), "--stop-at-end");
+      assertEquals(0, third.exit, third.output + third.log);
+      String archive = written.get(0).replaceAll("\\.\\d+\\.part$", "");
+      assertEquals(List.of(archive), names(cds), "the second run's file became the archive");
+      assertTrue(Files.readAllLines(classes).stream()
+              .anyMatch(l -> l.contains("io.lakesink.app.Main ") && l.contains("shared objects file")),
+          "lakesink's classes are mapped from the archive");
+      assertEquals("", third.output.lines().filter(l -> l.contains("[cds")).reduce("", String::concat), "no CDS warning");
     }
   }
 
@@ -139,7 +161,47 @@ class DistributionTest {
   /** What a run printed: its standard output and, apart, its log (standard error). */
   private record Result(int exit, String output, String log) {}
 
+  /**
+   * A topic of 50 changes in 2 partitions, and a configuration that delivers it into a local
+   * directory as the table {@code orders}.
+   */
+  private static Path ordersTopicAndConfig(KafkaClusterTestKit kafka, String topic, Path data, String group) throws Exception {
+    Properties p = new Properties();
+    p.put("bootstrap.servers", kafka.bootstrapServers());
+    try (Admin admin = Admin.create(p)) {
+      admin.createTopics(List.of(new NewTopic(topic, 2, (short) 1))).all().get();
+    }
+    p.put("key.serializer", StringSerializer.class.getName());
+    p.put("value.serializer", StringSerializer.class.getName());
+    try (KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
+      for (int id = 1; id <= 50; id++) {
+        producer.send(new ProducerRecord<>(topic, id % 2, "{\"id\":" + id + "}",
+            "{\"before\":null,\"after\":{\"id\":" + id + ",\"status\":\"new\"},\"op\":\"c\",\"source\":{\"ts_ms\":1}}"));
+      }
+      producer.flush();
+    }
+    Path config = root.resolve(group + ".yaml");
+    Files.writeString(config, String.join("\n",
+        "kafka:",
+        "  bootstrap_servers: " + kafka.bootstrapServers(),
+        "  group_id: " + group,
+        "storage:",
+        "  type: local",
+        "  path: " + data,
+        "status:",
+        "  enabled: false",
+        "subscriptions:",
+        "  - {topic: " + topic + ", table: orders, primary_key: [id]}",
+        ""));
+    return config;
+  }
+
   private static Result lakesink(String... args) throws Exception {
+    return lakesink(Map.of(), args);
+  }
+
+  /** @param overrides environment variables set beside (or instead of) the launcher's usual ones */
+  private static Result lakesink(Map<String, String> overrides, String... args) throws Exception {
     List<String> command = new ArrayList<>(List.of(home.resolve("bin/lakesink").toString()));
     command.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(command);
@@ -148,6 +210,7 @@ class DistributionTest {
     env.put("PATH", path.toString()); // no Maven, no java: JAVA_HOME names it
     env.put("JAVA_HOME", System.getProperty("java.home"));
     env.put("HOME", root.toString());
+    env.putAll(overrides);
     Path out = Files.createTempFile(root, "out", ".txt");
     Path err = Files.createTempFile(root, "err", ".txt");
     pb.redirectOutput(out.toFile()).redirectError(err.toFile());
