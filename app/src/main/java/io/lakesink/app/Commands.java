@@ -60,6 +60,9 @@ final class Commands {
       int exit = ExitCode.CRASHED.code;
       try {
         exit = run(config, storage, stopAtEnd, FlushHook.NONE, shutdown::onStop, configFile);
+        if (exit == ExitCode.OK.code) {
+          ClassDataArchive.writeIfAsked(); // after a clean run only: its classes are what the next start loads
+        }
         return exit;
       } finally {
         shutdown.finished(exit); // lets a SIGTERM's shutdown hook halt with this code
