@@ -147,6 +147,28 @@ class DistributionTest {
     }
   }
 
+  /** The launcher's JIT setting (C2 later), and none of it once LAKESINK_JAVA_OPTS sets the JIT itself. */
+  @Test
+  void theLauncherDelaysC2UnlessTheUserSetsTheJit() throws Exception {
+    Result ours = lakesink(Map.of("LAKESINK_JAVA_OPTS", "-Xmx512m -XX:+PrintFlagsFinal"), "--version");
+    assertEquals(0, ours.exit, ours.output + ours.log);
+    assertEquals("20000", flag(ours.output, "Tier4InvocationThreshold"));
+    assertEquals("40000", flag(ours.output, "Tier4CompileThreshold"));
+    assertEquals("120000", flag(ours.output, "Tier4BackEdgeThreshold"));
+
+    Result theirs = lakesink(Map.of("LAKESINK_JAVA_OPTS", "-Xmx512m -XX:Tier4InvocationThreshold=7000 -XX:+PrintFlagsFinal"),
+        "--version");
+    assertEquals(0, theirs.exit, theirs.output + theirs.log);
+    assertEquals("7000", flag(theirs.output, "Tier4InvocationThreshold"));
+    assertEquals("15000", flag(theirs.output, "Tier4CompileThreshold"), "the JVM's default: the launcher added nothing");
+  }
+
+  /** A flag's value as {@code -XX:+PrintFlagsFinal} prints it. */
+  private static String flag(String printed, String name) {
+    return printed.lines().map(String::trim).filter(l -> l.split("\\s+").length > 3 && l.split("\\s+")[1].equals(name))
+        .map(l -> l.split("\\s+")[3]).findFirst().orElseThrow(() -> new AssertionError(name + " not printed"));
+  }
+
   @Test
   void theDemoRunsFromTheArchiveAndPrintsOnlyItsOwnOutput() throws Exception {
     Result r = lakesink("demo", "--data", root.resolve("demo-data").toString());
