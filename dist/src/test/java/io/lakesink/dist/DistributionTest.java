@@ -107,10 +107,7 @@ class DistributionTest {
    */
   @Test
   void theWorkerKeepsAClassDataSharingArchiveAfterACleanRun(@TempDir Path cds) throws Exception {
-    Path tools = Files.createDirectories(root.resolve("path-cds"));
-    for (String tool : List.of("bash", "readlink", "dirname", "cksum", "ls", "mkdir", "rm")) {
-      Files.createSymbolicLink(tools.resolve(tool), which(tool));
-    }
+    Path tools = cdsTools();
     try (KafkaClusterTestKit kafka = broker()) {
       Path config = ordersTopicAndConfig(kafka, "dbserver1.public.customers", root.resolve("data-cds"), "dist-cds-test");
       Map<String, String> env = Map.of("PATH", tools.toString(), "LAKESINK_CDS_DIR", cds.toString());
@@ -145,6 +142,50 @@ class DistributionTest {
           "lakesink's classes are mapped from the archive");
       assertFalse((second.output + second.log).contains("[cds"), "no CDS warning:\n" + second.output);
     }
+  }
+
+  /** The usual way a worker stops, SIGTERM, is a clean stop too: the archive is written before the JVM halts. */
+  @Test
+  void aWorkerStoppedBySigtermWritesTheArchive(@TempDir Path cds) throws Exception {
+    try (KafkaClusterTestKit kafka = broker()) {
+      Path data = root.resolve("data-sigterm");
+      Path config = ordersTopicAndConfig(kafka, "dbserver1.public.items", data, "dist-sigterm-test");
+      Running worker = start(Map.of("PATH", cdsTools().toString(), "LAKESINK_CDS_DIR", cds.toString()),
+          "run", "--config", config.toString());
+      LocalStorage storage = new LocalStorage(data, "lakesink");
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+      while (delivered(storage) < 50) { // the flush interval's commit: polled, not slept for
+        assertTrue(worker.process().isAlive(), "the worker ended early:\n" + Files.readString(worker.err()));
+        assertTrue(System.nanoTime() < deadline, "the 50 events were not delivered within 120 s");
+        Thread.sleep(200);
+      }
+
+      worker.process().destroy(); // SIGTERM
+      Result r = worker.end();
+
+      assertEquals(0, r.exit, r.output + r.log);
+      List<String> written = names(cds);
+      assertEquals(1, written.size(), written.toString());
+      assertTrue(written.get(0).matches("lakesink-\\d+\\.jsa"), written.toString());
+      assertTrue(r.log.contains("Wrote the class-data sharing archive"), r.log);
+    }
+  }
+
+  private static long delivered(LocalStorage storage) {
+    DeltaTable table = new DeltaTable(KernelEngine.create(storage), storage.tableLocation("orders_APPEND"));
+    return table.exists() ? DeltaTableReader.readAll(table).size() : 0;
+  }
+
+  /** A PATH with the tools the launcher's class-data sharing needs, beside those of {@link #path}. */
+  private static synchronized Path cdsTools() throws IOException {
+    Path tools = root.resolve("path-cds");
+    if (!Files.isDirectory(tools)) {
+      Files.createDirectories(tools);
+      for (String tool : List.of("bash", "readlink", "dirname", "cksum", "ls", "mkdir", "rm")) {
+        Files.createSymbolicLink(tools.resolve(tool), which(tool));
+      }
+    }
+    return tools;
   }
 
   /** The launcher's JIT setting (C2 later), and none of it once LAKESINK_JAVA_OPTS sets the JIT itself. */
@@ -224,6 +265,22 @@ class DistributionTest {
 
   /** @param overrides environment variables set beside (or instead of) the launcher's usual ones */
   private static Result lakesink(Map<String, String> overrides, String... args) throws Exception {
+    return start(overrides, args).end();
+  }
+
+  /** A launched {@code bin/lakesink}, its standard output and error going to files. */
+  private record Running(Process process, Path out, Path err, String command) {
+    /** Waits for the process to exit (240 s at most) and returns what it printed. */
+    Result end() throws Exception {
+      if (!process.waitFor(240, TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+        throw new AssertionError(command + " did not end:\n" + Files.readString(out) + Files.readString(err));
+      }
+      return new Result(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8));
+    }
+  }
+
+  private static Running start(Map<String, String> overrides, String... args) throws Exception {
     List<String> command = new ArrayList<>(List.of(home.resolve("bin/lakesink").toString()));
     command.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(command);
@@ -236,13 +293,7 @@ class DistributionTest {
     Path out = Files.createTempFile(root, "out", ".txt");
     Path err = Files.createTempFile(root, "err", ".txt");
     pb.redirectOutput(out.toFile()).redirectError(err.toFile());
-    Process process = pb.start();
-    if (!process.waitFor(240, TimeUnit.SECONDS)) {
-      process.destroyForcibly();
-      throw new AssertionError("bin/lakesink " + String.join(" ", args) + " did not end:\n" + Files.readString(out)
-          + Files.readString(err));
-    }
-    return new Result(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8));
+    return new Running(pb.start(), out, err, "bin/lakesink " + String.join(" ", args));
   }
 
   private static KafkaClusterTestKit broker() throws Exception {
