@@ -13,8 +13,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The archive's failure branches, in a JVM started without {@code -XX:+RecordDynamicDumpInfo} (as
- * every test JVM is): the writing itself is checked through the real launcher in
- * {@code DistributionTest}.
+ * every test JVM is): the writing itself, and the launcher's property naming the file, are checked
+ * through the real launcher in {@code DistributionTest}.
  */
 class ClassDataArchiveTest {
   @Test
@@ -35,24 +35,6 @@ class ClassDataArchiveTest {
 
     assertArrayEquals(new byte[] {1, 2, 3}, Files.readAllBytes(archive));
     assertEquals(List.of("lakesink-1.jsa"), list(dir));
-  }
-
-  @Test
-  void theLaunchersPropertyNamesTheArchive(@TempDir Path dir) throws Exception {
-    Path archive = dir.resolve("lakesink-2.jsa");
-    Files.write(archive, new byte[] {4});
-    String before = System.setProperty(ClassDataArchive.PROPERTY, archive.toString());
-    try {
-      ClassDataArchive.writeIfAsked();
-    } finally {
-      if (before == null) {
-        System.clearProperty(ClassDataArchive.PROPERTY);
-      } else {
-        System.setProperty(ClassDataArchive.PROPERTY, before);
-      }
-    }
-    assertArrayEquals(new byte[] {4}, Files.readAllBytes(archive), "the archive the property names is left as it is");
-    assertEquals(List.of("lakesink-2.jsa"), list(dir));
   }
 
   private static List<String> list(Path dir) throws Exception {

@@ -120,10 +120,7 @@ class DistributionTest {
 
       Result first = lakesink(env, "run", "--config", config.toString(), "--stop-at-end");
       assertEquals(0, first.exit, first.output + first.log);
-      List<String> written = names(cds);
-      assertEquals(1, written.size(), written.toString());
-      assertTrue(written.get(0).matches("lakesink-\\d+\\.jsa"), written.toString());
-      assertTrue(first.log.contains("Wrote the class-data sharing archive"), first.log);
+      List<String> written = assertOneArchiveWritten(cds, first);
       assertFalse((first.output + first.log).contains("[cds"), "the JVM's notes while writing it are not shown:\n" + first.output);
 
       // What a worker killed while the JVM wrote its part leaves behind.
@@ -164,11 +161,17 @@ class DistributionTest {
       Result r = worker.end();
 
       assertEquals(0, r.exit, r.output + r.log);
-      List<String> written = names(cds);
-      assertEquals(1, written.size(), written.toString());
-      assertTrue(written.get(0).matches("lakesink-\\d+\\.jsa"), written.toString());
-      assertTrue(r.log.contains("Wrote the class-data sharing archive"), r.log);
+      assertOneArchiveWritten(cds, r);
     }
+  }
+
+  /** The one file in {@code cds} is a whole archive (no part), and the run's log says it wrote it. */
+  private static List<String> assertOneArchiveWritten(Path cds, Result run) throws IOException {
+    List<String> written = names(cds);
+    assertEquals(1, written.size(), written.toString());
+    assertTrue(written.get(0).matches("lakesink-\\d+\\.jsa"), written.toString());
+    assertTrue(run.log.contains("Wrote the class-data sharing archive"), run.log);
+    return written;
   }
 
   private static long delivered(LocalStorage storage) {
@@ -206,8 +209,8 @@ class DistributionTest {
 
   /** A flag's value as {@code -XX:+PrintFlagsFinal} prints it. */
   private static String flag(String printed, String name) {
-    return printed.lines().map(String::trim).filter(l -> l.split("\\s+").length > 3 && l.split("\\s+")[1].equals(name))
-        .map(l -> l.split("\\s+")[3]).findFirst().orElseThrow(() -> new AssertionError(name + " not printed"));
+    return printed.lines().map(l -> l.trim().split("\\s+")).filter(f -> f.length > 3 && f[1].equals(name))
+        .map(f -> f[3]).findFirst().orElseThrow(() -> new AssertionError(name + " not printed"));
   }
 
   @Test
