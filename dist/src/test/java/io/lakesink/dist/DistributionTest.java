@@ -103,7 +103,9 @@ class DistributionTest {
    * The worker's class-data sharing archive (the launcher's cds_options, {@code ClassDataArchive}):
    * a run that fails at start writes none, the first clean run writes it whole under its final
    * name, and later runs load lakesink's classes from it. A part left by a worker killed while
-   * writing it is deleted, never mapped (mapping one cut short crashes the JVM).
+   * writing it is deleted, never mapped (mapping one cut short crashes the JVM); another
+   * installation's archive in the same directory is kept while it is in use, deleted once unused
+   * for a week.
    */
   @Test
   void theWorkerKeepsAClassDataSharingArchiveAfterACleanRun(@TempDir Path cds) throws Exception {
@@ -127,13 +129,29 @@ class DistributionTest {
       Path archive = cds.resolve(written.get(0));
       Path cutShort = cds.resolve(written.get(0) + ".2147483646.part");
       Files.write(cutShort, java.util.Arrays.copyOf(Files.readAllBytes(archive), (int) (Files.size(archive) / 2)));
+      // Other installations' archives in the same directory: one started from an hour ago, one a
+      // week and a day ago (an upgraded installation's). Ours was last used three days ago.
+      long now = System.currentTimeMillis();
+      Path shared = cds.resolve("lakesink-1.jsa");
+      Path stale = cds.resolve("lakesink-2.jsa");
+      Files.writeString(shared, "another installation's archive");
+      Files.writeString(stale, "an upgraded installation's archive");
+      Files.setLastModifiedTime(shared, java.nio.file.attribute.FileTime.fromMillis(now - TimeUnit.HOURS.toMillis(1)));
+      Files.setLastModifiedTime(stale, java.nio.file.attribute.FileTime.fromMillis(now - TimeUnit.DAYS.toMillis(8)));
+      Files.setLastModifiedTime(archive, java.nio.file.attribute.FileTime.fromMillis(now - TimeUnit.DAYS.toMillis(3)));
 
       Path classes = root.resolve("class-load.log");
       Map<String, String> logged = new java.util.HashMap<>(env);
       logged.put("LAKESINK_JAVA_OPTS", "-Xmx512m -Xlog:class+load=info:file=" + classes);
       Result second = lakesink(logged, "run", "--config", config.toString(), "--stop-at-end");
       assertEquals(0, second.exit, second.output + second.log);
-      assertEquals(written, names(cds), "the part cut short is deleted, the archive kept");
+      List<String> kept = new java.util.ArrayList<>(written);
+      kept.add(shared.getFileName().toString());
+      java.util.Collections.sort(kept);
+      assertEquals(kept, names(cds),
+          "the part cut short and the archive unused for a week are deleted; ours and the one in use elsewhere are kept");
+      assertTrue(Files.getLastModifiedTime(archive).toMillis() > now - TimeUnit.HOURS.toMillis(1),
+          "the archive started from is marked in use");
       assertTrue(Files.readAllLines(classes).stream()
               .anyMatch(l -> l.contains("io.lakesink.app.Main ") && l.contains("shared objects file")),
           "lakesink's classes are mapped from the archive");
@@ -184,7 +202,7 @@ class DistributionTest {
     Path tools = root.resolve("path-cds");
     if (!Files.isDirectory(tools)) {
       Files.createDirectories(tools);
-      for (String tool : List.of("bash", "readlink", "dirname", "cksum", "ls", "mkdir", "rm")) {
+      for (String tool : List.of("bash", "readlink", "dirname", "cksum", "ls", "mkdir", "rm", "touch")) {
         Files.createSymbolicLink(tools.resolve(tool), which(tool));
       }
     }
