@@ -25,7 +25,10 @@ import io.delta.kernel.internal.SnapshotImpl;
 import io.delta.kernel.internal.actions.AddFile;
 import io.delta.kernel.internal.actions.SetTransaction;
 import io.delta.kernel.internal.actions.SingleAction;
+import io.delta.kernel.internal.checksum.CRCInfo;
+import io.delta.kernel.internal.checksum.ChecksumWriter;
 import io.delta.kernel.internal.deletionvectors.RoaringBitmapArray;
+import io.delta.kernel.internal.fs.Path;
 import io.delta.kernel.internal.util.Utils;
 import io.delta.kernel.transaction.DataLayoutSpec;
 import io.delta.kernel.utils.CloseableIterable;
@@ -634,13 +637,16 @@ public final class DeltaTable {
   private Snapshot create(AppendRequest request) {
     List<Column> partitions = request.partitionColumns().stream().map(Column::new).toList();
     try {
-      TableManager.buildCreateTableTransaction(
+      TransactionCommitResult created = TableManager.buildCreateTableTransaction(
               location, DeltaTypes.toStruct(request.columns()), ENGINE_INFO)
           .withTableProperties(withGuard(request.tableProperties()))
           .withDataLayoutSpec(
               partitions.isEmpty() ? DataLayoutSpec.noDataLayout() : DataLayoutSpec.partitioned(partitions))
           .build(engine)
           .commit(engine, CloseableIterable.emptyIterable());
+      // Version 0's checksum (written without reading anything): each later commit's follows
+      // from it, instead of a replay of the log at every commit (runHooks).
+      runHooks(created, false, null);
       log.info("Created Delta table {}", location);
     } catch (TableAlreadyExistsException e) {
       log.info("Delta table {} was created by another writer", location);
@@ -704,16 +710,51 @@ public final class DeltaTable {
    *     forgotten, as after a metadata commit)
    */
   private void runHooks(TransactionCommitResult result, boolean widened, Snapshot base) {
-    boolean deletionVectors = hasDeletionVectorFeature(base)
+    boolean deletionVectors = (base != null && hasDeletionVectorFeature(base))
         || result.getPostCommitSnapshot().map(DeltaTable::hasDeletionVectorFeature).orElse(false);
+    boolean reload = false;
     for (PostCommitHook hook : result.getPostCommitHooks()) {
-      if (widened && hook.getType() != PostCommitHook.PostCommitHookType.CHECKPOINT) {
+      PostCommitHook.PostCommitHookType type = hook.getType();
+      if (widened && type == PostCommitHook.PostCommitHookType.CHECKSUM_SIMPLE) {
+        writeWidenedChecksum(result);
+      } else if (widened && type != PostCommitHook.PostCommitHookType.CHECKPOINT) {
         // Kernel computes a version checksum from the metadata it started with, which a
-        // widening commit replaced: a stale .crc would make readers see the old schema. Without
-        // a .crc, readers replay the log, which has the new metaData action.
+        // widening commit replaced: a stale .crc would make readers see the old schema.
         continue;
+      } else if (runHook(engine, hook, location, deletionVectors) && type != PostCommitHook.PostCommitHookType.CHECKSUM_SIMPLE) {
+        reload = true;
       }
-      runHook(engine, hook, location, deletionVectors);
+    }
+    if (reload) {
+      // The post-commit snapshot knows neither the checkpoint nor the full checksum just written:
+      // on it, every later commit would go on replaying the log from the checkpoint the handle
+      // first loaded (a MERGE's file list: all the versions since the worker started), and, without
+      // a checksum in memory, replay it again for each commit's checksum and domain metadata. The
+      // next load reads both; from there each commit's checksum follows from the one before,
+      // written without reading anything.
+      snapshot = null;
+    }
+  }
+
+  /**
+   * A widening commit's checksum: Kernel's carries the schema the transaction started with, so
+   * it is written again with the table's metadata as of the commit (read back once). Without a
+   * checksum every later commit would replay the log since the last checkpoint, as above; best
+   * effort, like the hooks.
+   */
+  private void writeWidenedChecksum(TransactionCommitResult result) {
+    Optional<CRCInfo> stale = result.getPostCommitSnapshot().flatMap(s -> ((SnapshotImpl) s).getCurrentCrcInfo());
+    if (stale.isEmpty()) {
+      return;
+    }
+    try {
+      CRCInfo before = stale.get();
+      SnapshotImpl widened = (SnapshotImpl) TableManager.loadSnapshot(location).atVersion(result.getVersion()).build(engine);
+      CRCInfo crc = new CRCInfo(result.getVersion(), widened.getMetadata(), widened.getProtocol(), before.getTableSizeBytes(),
+          before.getNumFiles(), before.getTxnId(), before.getDomainMetadata(), before.getFileSizeHistogram());
+      new ChecksumWriter(new Path(location, "_delta_log")).writeCheckSum(engine, crc);
+    } catch (IOException | RuntimeException e) {
+      log.warn("Checksum of the widening commit {} of {} not written: {}", result.getVersion(), location, e.toString());
     }
   }
 
@@ -723,19 +764,22 @@ public final class DeltaTable {
    * @param deletionVectors whether the snapshot the commit was made on has the deletionVectors
    *     feature (no commit of ours removes it; the one that adds it commits no vector)
    */
-  static void runHook(Engine engine, PostCommitHook hook, String location, boolean deletionVectors) {
+  static boolean runHook(Engine engine, PostCommitHook hook, String location, boolean deletionVectors) {
     if (hook.getType() == PostCommitHook.PostCommitHookType.CHECKSUM_FULL && deletionVectors) {
       // Kernel 4.4 cannot write a full checksum of a table whose files mix adds with and without
-      // deletion vectors (its JSON writer fails on the null vectors of the file list) and would
-      // replay the whole log for it after every commit; readers do without a .crc.
+      // deletion vectors (its JSON writer fails on the null vectors of the file list). Such a
+      // table's checksums come from the one before (Kernel's simple checksum, runHooks); one
+      // that has none (created before lakesink kept them in step) does without.
       log.debug("Skipping the full checksum of {}: the table has deletion vectors", location);
-      return;
+      return false;
     }
     try {
       hook.threadSafeInvoke(engine);
+      return true;
     } catch (IOException | RuntimeException e) {
       // The commit itself succeeded; a missing checkpoint only slows readers down.
       log.warn("Post-commit {} for {} failed: {}", hook.getType(), location, e.toString());
+      return false;
     }
   }
 
