@@ -34,6 +34,8 @@ public final class AzureFileIO implements FileIO {
   private final BlobPaths paths;
   private final AzureErrors errors;
   private volatile boolean useStartFrom = true;
+  /** The blobs just written, for the Delta library's read-back of their status and footer. */
+  private final WrittenBlobs written = new WrittenBlobs(System::nanoTime);
 
   AzureFileIO(BlobContainerClient container, BlobPaths paths, AzureErrors errors) {
     this.container = container;
@@ -81,6 +83,10 @@ public final class AzureFileIO implements FileIO {
   @Override
   public FileStatus getFileStatus(String path) throws IOException {
     String name = paths.blobName(path);
+    Optional<WrittenBlobs.Written> known = written.get(name);
+    if (known.isPresent()) {
+      return FileStatus.of(paths.uri(name), known.get().size(), known.get().lastModified());
+    }
     try {
       BlobProperties properties = container.getBlobClient(name).getProperties();
       return FileStatus.of(
@@ -107,17 +113,18 @@ public final class AzureFileIO implements FileIO {
 
   @Override
   public InputFile newInputFile(String path, long fileSize) {
-    return new BlobInputFile(blob(path), path, fileSize, errors);
+    return new BlobInputFile(blob(path), path, fileSize, errors, written.get(paths.blobName(path)).orElse(null));
   }
 
   @Override
   public OutputFile newOutputFile(String path) {
-    return new BlobOutputFile(writer(path), path);
+    return new BlobOutputFile(writer(path), path, written, paths.blobName(path));
   }
 
   /** True if the blob was deleted, false if there was none. */
   @Override
   public boolean delete(String path) throws IOException {
+    written.forget(paths.blobName(path));
     try {
       blob(path).deleteWithResponse(DeleteSnapshotsOptionType.INCLUDE, null, null, Context.NONE);
       return true;
@@ -152,6 +159,7 @@ public final class AzureFileIO implements FileIO {
     } catch (RuntimeException e) {
       throw errors.translate("read", srcPath, e);
     }
+    written.forget(paths.blobName(destPath));
     writer(destPath).put(content, overwrite);
   }
 

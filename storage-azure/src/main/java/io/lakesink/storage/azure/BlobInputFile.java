@@ -16,12 +16,15 @@ final class BlobInputFile extends ParsedOnceInputFile {
   private final String path;
   private final AzureErrors errors;
   private long size;
+  private final WrittenBlobs.Written written;
 
-  BlobInputFile(BlobClient blob, String path, long size, AzureErrors errors) {
+  /** @param written what this process knows of the blob from writing it, or null */
+  BlobInputFile(BlobClient blob, String path, long size, AzureErrors errors, WrittenBlobs.Written written) {
     this.blob = blob;
     this.path = path;
-    this.size = size > 0 ? size : -1;
+    this.size = size > 0 ? size : written != null ? written.size() : -1;
     this.errors = errors;
+    this.written = written;
   }
 
   @Override
@@ -43,6 +46,9 @@ final class BlobInputFile extends ParsedOnceInputFile {
 
   @Override
   public SeekableInputStream newStream() {
+    if (written != null && written.size() == size) {
+      return new BlobRangeInputStream(blob, path, size, errors, written.footer(), written.etag());
+    }
     // An unknown size is learnt from the first range response (Content-Range), not a HEAD.
     return new BlobRangeInputStream(blob, path, size, errors);
   }

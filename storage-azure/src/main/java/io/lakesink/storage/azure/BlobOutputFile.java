@@ -11,10 +11,15 @@ import java.nio.charset.StandardCharsets;
 final class BlobOutputFile implements OutputFile {
   private final BlobWriter writer;
   private final String path;
+  private final WrittenBlobs written;
+  private final String name;
 
-  BlobOutputFile(BlobWriter writer, String path) {
+  /** @param written where each finished write is noted, under the blob's {@code name} */
+  BlobOutputFile(BlobWriter writer, String path, WrittenBlobs written, String name) {
     this.writer = writer;
     this.path = path;
+    this.written = written;
+    this.name = name;
   }
 
   @Override
@@ -29,7 +34,7 @@ final class BlobOutputFile implements OutputFile {
    */
   @Override
   public PositionOutputStream create(boolean atomicWrite) {
-    return new BlockUploadStream(writer, !atomicWrite);
+    return new BlockUploadStream(writer, !atomicWrite, written, name);
   }
 
   /**
@@ -46,6 +51,12 @@ final class BlobOutputFile implements OutputFile {
         content.write('\n');
       }
     }
-    writer.put(content.toByteArray(), overwrite);
+    byte[] bytes = content.toByteArray();
+    try {
+      written.wrote(name, bytes.length, writer.put(bytes, overwrite), overwrite, null, 0);
+    } catch (IOException | RuntimeException e) {
+      written.forget(name);
+      throw e;
+    }
   }
 }

@@ -44,6 +44,19 @@ final class BlobRangeInputStream extends SeekableInputStream {
     this.errors = errors;
   }
 
+  /**
+   * A blob whose last bytes ({@code tail}: a Parquet footer this process just wrote) and ETag are
+   * known: reads in the tail need no request, and any other range is pinned to that version.
+   */
+  BlobRangeInputStream(BlobClient blob, String path, long length, AzureErrors errors, byte[] tail, String etag) {
+    this(blob, path, length, errors);
+    if (tail != null && length >= tail.length) {
+      this.buffer = tail;
+      this.bufferStart = length - tail.length;
+    }
+    this.etag = etag;
+  }
+
   @Override
   public int read() throws IOException {
     byte[] one = new byte[1];

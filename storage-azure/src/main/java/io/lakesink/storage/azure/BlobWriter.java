@@ -3,6 +3,7 @@ package io.lakesink.storage.azure;
 import com.azure.core.util.BinaryData;
 import com.azure.storage.blob.models.BlobRequestConditions;
 import com.azure.storage.blob.models.BlobStorageException;
+import com.azure.storage.blob.models.BlockBlobItem;
 import com.azure.storage.blob.models.BlockListType;
 import com.azure.storage.blob.options.BlockBlobCommitBlockListOptions;
 import com.azure.storage.blob.options.BlockBlobSimpleUploadOptions;
@@ -36,18 +37,23 @@ final class BlobWriter {
     this.errors = errors;
   }
 
-  /** One PUT of {@code content}. */
-  void put(byte[] content, boolean overwrite) throws IOException {
+  /**
+   * One PUT of {@code content}.
+   *
+   * @return the service's answer (ETag, time), or null when an ambiguous retry was found to have
+   *     landed by reading the blob back
+   */
+  BlockBlobItem put(byte[] content, boolean overwrite) throws IOException {
     BlockBlobSimpleUploadOptions options =
         new BlockBlobSimpleUploadOptions(BinaryData.fromBytes(content))
             .setRequestConditions(conditions(overwrite));
     AtomicInteger attempts = new AtomicInteger();
     try {
-      blob.uploadWithResponse(options, null, AttemptCounter.context(attempts));
+      return blob.uploadWithResponse(options, null, AttemptCounter.context(attempts)).getValue();
     } catch (BlobStorageException e) {
       if (!overwrite && AzureErrors.isAlreadyExists(e)) {
         if (attempts.get() > 1 && Arrays.equals(readBack(), content)) {
-          return;
+          return null;
         }
         throw alreadyExists();
       }
@@ -67,17 +73,17 @@ final class BlobWriter {
     }
   }
 
-  /** Makes the staged blocks the blob's content, in one atomic step. */
-  void commit(List<String> blockIds, boolean overwrite) throws IOException {
+  /** Makes the staged blocks the blob's content, in one atomic step; returns as {@link #put} does. */
+  BlockBlobItem commit(List<String> blockIds, boolean overwrite) throws IOException {
     BlockBlobCommitBlockListOptions options =
         new BlockBlobCommitBlockListOptions(blockIds).setRequestConditions(conditions(overwrite));
     AtomicInteger attempts = new AtomicInteger();
     try {
-      blob.commitBlockListWithResponse(options, null, AttemptCounter.context(attempts));
+      return blob.commitBlockListWithResponse(options, null, AttemptCounter.context(attempts)).getValue();
     } catch (BlobStorageException e) {
       if (!overwrite && AzureErrors.isAlreadyExists(e)) {
         if (attempts.get() > 1 && committedBlockIds().equals(blockIds)) {
-          return;
+          return null;
         }
         throw alreadyExists();
       }

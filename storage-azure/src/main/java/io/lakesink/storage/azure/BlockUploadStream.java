@@ -1,5 +1,6 @@
 package io.lakesink.storage.azure;
 
+import com.azure.storage.blob.models.BlockBlobItem;
 import io.delta.kernel.defaults.engine.fileio.PositionOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -20,6 +21,8 @@ final class BlockUploadStream extends PositionOutputStream {
 
   private final BlobWriter writer;
   private final boolean overwrite;
+  private final WrittenBlobs written;
+  private final String name;
   private final String uploadId = UUID.randomUUID().toString();
   private final List<String> blockIds = new ArrayList<>();
   private byte[] buffer = new byte[64 << 10]; // grows to BLOCK_SIZE: small files stay small
@@ -27,10 +30,15 @@ final class BlockUploadStream extends PositionOutputStream {
   private long position;
   private boolean closed;
 
-  /** @param overwrite false: put-if-absent, close() throws FileAlreadyExistsException on conflict */
-  BlockUploadStream(BlobWriter writer, boolean overwrite) {
+  /**
+   * @param overwrite false: put-if-absent, close() throws FileAlreadyExistsException on conflict
+   * @param written where the finished write is noted, under the blob's {@code name}
+   */
+  BlockUploadStream(BlobWriter writer, boolean overwrite, WrittenBlobs written, String name) {
     this.writer = writer;
     this.overwrite = overwrite;
+    this.written = written;
+    this.name = name;
   }
 
   @Override
@@ -72,14 +80,23 @@ final class BlockUploadStream extends PositionOutputStream {
       return;
     }
     closed = true;
-    if (blockIds.isEmpty()) {
-      writer.put(Arrays.copyOf(buffer, buffered), overwrite);
-      return;
+    // The content's last bytes stay in the buffer once staged: a Parquet footer is read from them.
+    int last = buffered;
+    try {
+      BlockBlobItem answer;
+      if (blockIds.isEmpty()) {
+        answer = writer.put(Arrays.copyOf(buffer, buffered), overwrite);
+      } else {
+        if (buffered > 0) {
+          stageBuffer();
+        }
+        answer = writer.commit(blockIds, overwrite);
+      }
+      written.wrote(name, position, answer, overwrite, buffer, last);
+    } catch (IOException | RuntimeException e) {
+      written.forget(name);
+      throw e;
     }
-    if (buffered > 0) {
-      stageBuffer();
-    }
-    writer.commit(blockIds, overwrite);
   }
 
   private void stageBuffer() throws IOException {

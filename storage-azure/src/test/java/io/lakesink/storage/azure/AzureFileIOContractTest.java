@@ -195,6 +195,61 @@ class AzureFileIOContractTest {
     }
   }
 
+  /**
+   * The Delta library reads back each data file it wrote (status, then footer) and each commit's
+   * status: answered from the write ({@link WrittenBlobs}), with what the service itself reports,
+   * and without a request; the rest of the file is read pinned to the version written.
+   */
+  @Test
+  void whatThisProcessWroteIsReadBackWithoutARequest() throws IOException {
+    try (RecordingProxy proxy = RecordingProxy.start(azurite.baseUrl())) {
+      AzureStorage viaProxy =
+          AzureStorage.create(
+              AzureStorageSettings.connectionStringOverHttp(storage.container(), azurite.connectionString())
+                  .withEndpoint(proxy.url() + "/" + Azurite.ACCOUNT),
+              TestStorages.fastRetries());
+      FileIO proxied = viaProxy.fileIO();
+      String table = viaProxy.tableLocation("readback");
+      byte[] small = WrittenBlobsTest.parquetLike(100_000, 3_000);
+      byte[] large = WrittenBlobsTest.parquetLike(9 * 1024 * 1024, 20_000); // two staged blocks
+      for (byte[] content : List.of(small, large)) {
+        String path = table + "/part-" + content.length + ".parquet";
+        try (PositionOutputStream out = proxied.newOutputFile(path).create(false)) {
+          out.write(content);
+        }
+        String commit = table + "/_delta_log/" + String.format("%020d.json", content.length);
+        proxied.newOutputFile(commit).writeAtomically(lines("{\"commitInfo\":{}}"), false);
+        proxy.clear();
+
+        FileStatus status = proxied.getFileStatus(path);
+        FileStatus commitStatus = proxied.getFileStatus(commit);
+        try (SeekableInputStream in = proxied.newInputFile(path, status.getSize()).newStream()) {
+          assertRange(in, content, content.length - 8, 8);
+          assertRange(in, content, content.length - 8 - 20, 20);
+        }
+        assertEquals(List.of(), proxy.requests(), "read back of " + path);
+        // What the service reports, as a process that did not write them sees it.
+        assertEquals(io.getFileStatus(path).getSize(), status.getSize());
+        assertEquals(io.getFileStatus(path).getModificationTime(), status.getModificationTime());
+        assertEquals(io.getFileStatus(commit).getModificationTime(), commitStatus.getModificationTime());
+        assertEquals(io.getFileStatus(commit).getSize(), commitStatus.getSize());
+        try (SeekableInputStream in = proxied.newInputFile(path, status.getSize()).newStream()) {
+          assertRange(in, content, 0, 1000);
+          assertRange(in, content, content.length - 40_000, 40_000);
+        }
+      }
+
+      // Another writer replaces _last_checkpoint (written, not kept); a deleted file is gone.
+      String last = table + "/_delta_log/_last_checkpoint";
+      proxied.newOutputFile(last).writeAtomically(lines("{\"version\":10}"), true);
+      io.newOutputFile(last).writeAtomically(lines("{\"version\":20,\"size\":3}"), true);
+      assertEquals(io.getFileStatus(last).getSize(), proxied.getFileStatus(last).getSize());
+      String gone = table + "/part-" + small.length + ".parquet";
+      assertTrue(proxied.delete(gone));
+      assertThrows(FileNotFoundException.class, () -> proxied.getFileStatus(gone));
+    }
+  }
+
   @Test
   void namesWithSpacesAndPercentSignsRoundTrip() throws IOException {
     // Delta escapes partition values into directory names with literal '%'.
