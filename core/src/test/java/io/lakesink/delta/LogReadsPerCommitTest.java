@@ -21,6 +21,7 @@ import io.lakesink.quarantine.QuarantineStore;
 import io.lakesink.storage.ForwardingFileIO;
 import io.lakesink.storage.LocalStorage;
 import io.lakesink.storage.TableStorage;
+import io.lakesink.testing.LocalStorageVia;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -45,20 +46,22 @@ class LogReadsPerCommitTest {
 
   @Test
   void aChangelogFlushReadsOnlyTheCommitItCommitsOnButForACheckpoint() {
-    ReadCountingStorage storage = new ReadCountingStorage(new LocalStorage(dir, "lakesink"));
+    ReadCounting reads = new ReadCounting(new LocalStorage(dir, "lakesink"));
+    TableStorage storage = reads.storage;
     DeltaTable table = new DeltaTable(KernelEngine.create(storage), storage.tableLocation("items"));
     ChangelogDelivery d = new ChangelogDelivery(subscription(DeliveryMode.CHANGELOG), table,
         DeliveryContext.of(FlushPolicy.DEFAULT, new QuarantineStore(storage)));
-    assertFlushesReadOnlySinceTheLastCheckpoint(storage, table, d, Map.of(), false);
+    assertFlushesReadOnlySinceTheLastCheckpoint(reads, table, d, Map.of(), false);
   }
 
   @Test
   void aMergeFlushWithDeletionVectorsReadsNoCommitFileBeforeTheLastCheckpoint() {
-    ReadCountingStorage storage = new ReadCountingStorage(new LocalStorage(dir, "lakesink"));
+    ReadCounting reads = new ReadCounting(new LocalStorage(dir, "lakesink"));
+    TableStorage storage = reads.storage;
     DeltaTable table = new DeltaTable(KernelEngine.create(storage), storage.tableLocation("items"));
     MergeDelivery d = new MergeDelivery(subscription(DeliveryMode.MERGE), table, null,
         DeliveryContext.of(FlushPolicy.DEFAULT, new QuarantineStore(storage)), MergeSettings.DEFAULT);
-    assertFlushesReadOnlySinceTheLastCheckpoint(storage, table, d, Map.of(), true);
+    assertFlushesReadOnlySinceTheLastCheckpoint(reads, table, d, Map.of(), true);
     table.refresh();
     assertTrue(table.deletionVectorsEnabled());
     assertTrue(table.files().stream().anyMatch(TableFile::hasDeletionVector));
@@ -70,14 +73,15 @@ class LogReadsPerCommitTest {
    */
   @Test
   void aColumnAddedMidStreamIsInItsChecksumAndLaterFlushesStillReadOnlyTheLatestCommit() throws Exception {
-    ReadCountingStorage storage = new ReadCountingStorage(new LocalStorage(dir, "lakesink"));
+    ReadCounting reads = new ReadCounting(new LocalStorage(dir, "lakesink"));
+    TableStorage storage = reads.storage;
     String location = storage.tableLocation("items");
     DeltaTable table = new DeltaTable(KernelEngine.create(storage), location);
     ChangelogDelivery d = new ChangelogDelivery(subscription(DeliveryMode.CHANGELOG), table,
         DeliveryContext.of(FlushPolicy.DEFAULT, new QuarantineStore(storage)));
-    assertFlushesReadOnlySinceTheLastCheckpoint(storage, table, d, Map.of(), false);
+    assertFlushesReadOnlySinceTheLastCheckpoint(reads, table, d, Map.of(), false);
     long before = table.version();
-    assertFlushesReadOnlySinceTheLastCheckpoint(storage, table, d, Map.of("extra", "x"), false);
+    assertFlushesReadOnlySinceTheLastCheckpoint(reads, table, d, Map.of("extra", "x"), false);
 
     String widened = Files.readString(dir.resolve(String.format("lakesink/items/_delta_log/%020d.crc", before + 1)));
     assertTrue(widened.contains("extra"), widened);
@@ -97,16 +101,16 @@ class LogReadsPerCommitTest {
    * flush with {@code more} columns than before (a widening) reads its own commit back too.
    */
   private static void assertFlushesReadOnlySinceTheLastCheckpoint(
-      ReadCountingStorage storage, DeltaTable table, BufferedDelivery d, Map<String, Object> more, boolean listsFiles) {
+      ReadCounting reads, DeltaTable table, BufferedDelivery d, Map<String, Object> more, boolean listsFiles) {
     for (int flush = 0; flush < 25; flush++) {
       for (long id = 0; id < 3; id++) {
         Map<String, Object> values = new LinkedHashMap<>(row("id", id, "name", "v" + flush));
         values.putAll(more);
-        long offset = storage.offset++;
+        long offset = reads.offset++;
         d.accept(event("t", 0, offset, Operation.UPDATE, 1000L + offset, values));
       }
       long on = table.version();
-      storage.commitFilesRead.clear();
+      reads.commitFilesRead.clear();
       d.flush();
       assertTrue(d.state().delivering(), d.state().toString());
       if (on < 0) {
@@ -114,26 +118,24 @@ class LogReadsPerCommitTest {
       }
       long checkpoint = on / CHECKPOINT_INTERVAL * CHECKPOINT_INTERVAL;
       boolean writesCheckpoint = (on + 1) % CHECKPOINT_INTERVAL == 0;
-      for (String read : storage.commitFilesRead) {
+      for (String read : reads.commitFilesRead) {
         long version = Long.parseLong(read.substring(read.lastIndexOf('/') + 1, read.length() - ".json".length()));
         // The commit adding the columns is read back once, for its checksum.
         boolean widening = flush == 0 && !more.isEmpty() && version == on + 1;
         boolean expected = version == on || widening || ((writesCheckpoint || listsFiles) && version >= checkpoint && version <= on + 1);
-        assertTrue(expected, "flush " + flush + " on version " + on + " read " + storage.commitFilesRead);
+        assertTrue(expected, "flush " + flush + " on version " + on + " read " + reads.commitFilesRead);
       }
     }
   }
 
   /** Local storage noting the commit files ({@code _delta_log/N.json}) read. */
-  private static final class ReadCountingStorage implements TableStorage {
-    final LocalStorage local;
+  private static final class ReadCounting {
     final List<String> commitFilesRead = new CopyOnWriteArrayList<>();
+    final TableStorage storage;
     long offset;
-    private final FileIO fileIO;
 
-    ReadCountingStorage(LocalStorage local) {
-      this.local = local;
-      this.fileIO = new ForwardingFileIO(local.fileIO()) {
+    ReadCounting(LocalStorage local) {
+      FileIO counting = new ForwardingFileIO(local.fileIO()) {
         @Override
         public InputFile newInputFile(String path, long fileSize) {
           if (path.matches(".*/_delta_log/\\d{20}\\.json")) {
@@ -142,21 +144,7 @@ class LogReadsPerCommitTest {
           return super.newInputFile(path, fileSize);
         }
       };
-    }
-
-    @Override
-    public String tableLocation(String tableName) {
-      return local.tableLocation(tableName);
-    }
-
-    @Override
-    public FileIO fileIO() {
-      return fileIO;
-    }
-
-    @Override
-    public String describe() {
-      return local.describe();
+      storage = new LocalStorageVia(local, counting, "local directory, commit reads counted");
     }
   }
 }

@@ -4,6 +4,7 @@ import io.delta.kernel.defaults.engine.fileio.FileIO;
 import io.delta.kernel.defaults.engine.hadoopio.HadoopFileIO;
 import io.delta.kernel.exceptions.ConcurrentWriteException;
 import io.delta.kernel.exceptions.MaxCommitRetryLimitReachedException;
+import io.lakesink.testing.LocalStorageVia;
 import io.lakesink.delta.AppendRequest;
 import io.lakesink.delta.DeltaTable;
 import io.lakesink.delta.KernelEngine;
@@ -120,24 +121,7 @@ public final class CommitRaceWriter {
     LocalStorage local = new LocalStorage(dir, "");
     return switch (fileIO) {
       case "local" -> local;
-      case "hadoop" -> new TableStorage() {
-        private final FileIO hadoop = new HadoopFileIO(new Configuration());
-
-        @Override
-        public String tableLocation(String tableName) {
-          return local.tableLocation(tableName);
-        }
-
-        @Override
-        public FileIO fileIO() {
-          return hadoop;
-        }
-
-        @Override
-        public String describe() {
-          return "local directory via HadoopFileIO";
-        }
-      };
+      case "hadoop" -> new LocalStorageVia(local, new HadoopFileIO(new Configuration()), "local directory via HadoopFileIO");
       default -> throw new IllegalArgumentException("file I/O: local or hadoop, not " + fileIO);
     };
   }

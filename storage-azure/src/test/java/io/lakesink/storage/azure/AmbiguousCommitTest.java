@@ -36,11 +36,7 @@ class AmbiguousCommitTest {
   void setUp(Azurite shared) {
     azurite = shared;
     proxy = RecordingProxy.start(azurite.baseUrl());
-    storage =
-        AzureStorage.create(
-            AzureStorageSettings.connectionStringOverHttp(azurite.createContainer(), azurite.connectionString())
-                .withEndpoint(proxy.url() + "/" + Azurite.ACCOUNT),
-            TestStorages.fastRetries());
+    storage = TestStorages.viaProxy(azurite, azurite.createContainer(), proxy);
   }
 
   @AfterEach

@@ -164,11 +164,7 @@ class AzureFileIOContractTest {
   @Test
   void listFromStartsServerSideAndTheFooterIsOneRequest() throws IOException {
     try (RecordingProxy proxy = RecordingProxy.start(azurite.baseUrl())) {
-      AzureStorage viaProxy =
-          AzureStorage.create(
-              AzureStorageSettings.connectionStringOverHttp(storage.container(), azurite.connectionString())
-                  .withEndpoint(proxy.url() + "/" + Azurite.ACCOUNT),
-              TestStorages.fastRetries());
+      AzureStorage viaProxy = TestStorages.viaProxy(azurite, storage.container(), proxy);
       FileIO proxied = viaProxy.fileIO();
       String dir = viaProxy.tableLocation("proxied") + "/_delta_log";
       proxied.newOutputFile(dir + "/00000000000000000000.json").writeAtomically(lines("a"), false);
@@ -203,11 +199,7 @@ class AzureFileIOContractTest {
   @Test
   void whatThisProcessWroteIsReadBackWithoutARequest() throws IOException {
     try (RecordingProxy proxy = RecordingProxy.start(azurite.baseUrl())) {
-      AzureStorage viaProxy =
-          AzureStorage.create(
-              AzureStorageSettings.connectionStringOverHttp(storage.container(), azurite.connectionString())
-                  .withEndpoint(proxy.url() + "/" + Azurite.ACCOUNT),
-              TestStorages.fastRetries());
+      AzureStorage viaProxy = TestStorages.viaProxy(azurite, storage.container(), proxy);
       FileIO proxied = viaProxy.fileIO();
       String table = viaProxy.tableLocation("readback");
       byte[] small = WrittenBlobsTest.parquetLike(100_000, 3_000);

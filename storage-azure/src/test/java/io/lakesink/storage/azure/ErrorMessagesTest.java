@@ -165,11 +165,7 @@ class ErrorMessagesTest {
   void aServiceThatRefusesStartFromStillLists(Azurite azurite) throws IOException {
     try (RecordingProxy proxy = RecordingProxy.start(azurite.baseUrl())) {
       proxy.respondWithError(r -> r.query() != null && r.query().contains("startFrom="), 400, "InvalidQueryParameterValue");
-      AzureStorage storage =
-          AzureStorage.create(
-              AzureStorageSettings.connectionStringOverHttp(azurite.createContainer(), azurite.connectionString())
-                  .withEndpoint(proxy.url() + "/" + Azurite.ACCOUNT),
-              TestStorages.fastRetries());
+      AzureStorage storage = TestStorages.viaProxy(azurite, azurite.createContainer(), proxy);
       String log = storage.tableLocation("t") + "/_delta_log/";
       for (int v = 0; v < 3; v++) {
         storage.fileIO().newOutputFile(log + String.format("%020d.json", v))
@@ -189,11 +185,7 @@ class ErrorMessagesTest {
       for (int i = 0; i < 3; i++) {
         proxy.respondWithError(r -> r.method().equals("HEAD"), 503, "ServerBusy");
       }
-      AzureStorage storage =
-          AzureStorage.create(
-              AzureStorageSettings.connectionStringOverHttp(azurite.createContainer(), azurite.connectionString())
-                  .withEndpoint(proxy.url() + "/" + Azurite.ACCOUNT),
-              TestStorages.fastRetries());
+      AzureStorage storage = TestStorages.viaProxy(azurite, azurite.createContainer(), proxy);
       RetryableException e =
           assertThrows(
               RetryableException.class,

@@ -33,10 +33,7 @@ class FlushRequestsOnAzuriteTest {
   @Test
   void aChangelogFlushCostsTheSameRequestsAtEveryVersion(Azurite azurite) {
     try (RecordingProxy proxy = RecordingProxy.start(azurite.baseUrl())) {
-      AzureStorage storage = AzureStorage.create(
-          AzureStorageSettings.connectionStringOverHttp(azurite.createContainer(), azurite.connectionString())
-              .withEndpoint(proxy.url() + "/" + Azurite.ACCOUNT),
-          TestStorages.fastRetries());
+      AzureStorage storage = TestStorages.viaProxy(azurite, azurite.createContainer(), proxy);
       DeltaTable table = new DeltaTable(KernelEngine.create(storage), storage.tableLocation("items"));
       ChangelogDelivery d = new ChangelogDelivery(
           new Subscription("t", "items", DeliveryMode.CHANGELOG, List.of("id"), SourceFormat.JSON, true),

@@ -1,6 +1,7 @@
 package io.lakesink.storage.azure;
 
 import io.lakesink.storage.azure.testing.Azurite;
+import io.lakesink.storage.azure.testing.RecordingProxy;
 import java.time.Duration;
 
 /** Storages on Azurite with a short retry schedule, so failure tests finish quickly. */
@@ -16,6 +17,14 @@ final class TestStorages {
   static AzureStorage onAzurite(Azurite azurite, String container) {
     return AzureStorage.create(
         AzureStorageSettings.connectionStringOverHttp(container, azurite.connectionString()), fastRetries());
+  }
+
+  /** A storage on Azurite whose requests go through {@code proxy} (a private endpoint, as the settings see it). */
+  static AzureStorage viaProxy(Azurite azurite, String container, RecordingProxy proxy) {
+    return AzureStorage.create(
+        AzureStorageSettings.connectionStringOverHttp(container, azurite.connectionString())
+            .withEndpoint(proxy.url() + "/" + Azurite.ACCOUNT),
+        fastRetries());
   }
 
   /** Every message in the cause chain, for "no secret anywhere" assertions. */
