@@ -47,6 +47,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -721,6 +722,8 @@ public final class DeltaTable {
         // Kernel computes a version checksum from the metadata it started with, which a
         // widening commit replaced: a stale .crc would make readers see the old schema.
         continue;
+      } else if (type == PostCommitHook.PostCommitHookType.CHECKSUM_FULL && deletionVectors) {
+        reload |= seedChecksum(result);
       } else if (runHook(engine, hook, location, deletionVectors) && type != PostCommitHook.PostCommitHookType.CHECKSUM_SIMPLE) {
         reload = true;
       }
@@ -733,6 +736,31 @@ public final class DeltaTable {
       // next load reads both; from there each commit's checksum follows from the one before,
       // written without reading anything.
       snapshot = null;
+    }
+  }
+
+  /**
+   * The first checksum of a table with deletion vectors that has none (one created before lakesink
+   * kept them in step): Kernel cannot replay such a table into one (runHook), so it is computed
+   * here, once, from the files, protocol, metadata and domain metadata of the version committed.
+   * From it each later commit's checksum follows from the one before. Best effort, like the hooks.
+   *
+   * @return whether it was written (the next load reads it)
+   */
+  private boolean seedChecksum(TransactionCommitResult result) {
+    long version = result.getVersion();
+    try {
+      SnapshotImpl at = (SnapshotImpl) result.getPostCommitSnapshot()
+          .orElseGet(() -> TableManager.loadSnapshot(location).atVersion(version).build(engine));
+      List<TableFile> live = files(engine, at, location);
+      CRCInfo crc = new CRCInfo(version, at.getMetadata(), at.getProtocol(), live.stream().mapToLong(TableFile::size).sum(),
+          live.size(), Optional.empty(), Optional.of(Set.copyOf(at.getActiveDomainMetadataMap().values())), Optional.empty());
+      new ChecksumWriter(new Path(location, "_delta_log")).writeCheckSum(engine, crc);
+      log.info("Wrote the first version checksum of {} (version {}); later commits keep it in step", location, version);
+      return true;
+    } catch (IOException | RuntimeException e) {
+      log.warn("First checksum of {} (version {}) not written: {}", location, version, e.toString());
+      return false;
     }
   }
 
@@ -768,8 +796,8 @@ public final class DeltaTable {
     if (hook.getType() == PostCommitHook.PostCommitHookType.CHECKSUM_FULL && deletionVectors) {
       // Kernel 4.4 cannot write a full checksum of a table whose files mix adds with and without
       // deletion vectors (its JSON writer fails on the null vectors of the file list). Such a
-      // table's checksums come from the one before (Kernel's simple checksum, runHooks); one
-      // that has none (created before lakesink kept them in step) does without.
+      // table's checksums come from the one before (Kernel's simple checksum); DeltaTable seeds
+      // the first of a table that has none (seedChecksum), a maintenance rewrite does without.
       log.debug("Skipping the full checksum of {}: the table has deletion vectors", location);
       return false;
     }
