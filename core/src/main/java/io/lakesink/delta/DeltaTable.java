@@ -749,19 +749,13 @@ public final class DeltaTable {
    */
   private boolean seedChecksum(TransactionCommitResult result) {
     long version = result.getVersion();
-    try {
+    return writeChecksum("first checksum", version, () -> {
       SnapshotImpl at = (SnapshotImpl) result.getPostCommitSnapshot()
           .orElseGet(() -> TableManager.loadSnapshot(location).atVersion(version).build(engine));
       List<TableFile> live = files(engine, at, location);
-      CRCInfo crc = new CRCInfo(version, at.getMetadata(), at.getProtocol(), live.stream().mapToLong(TableFile::size).sum(),
+      return new CRCInfo(version, at.getMetadata(), at.getProtocol(), live.stream().mapToLong(TableFile::size).sum(),
           live.size(), Optional.empty(), Optional.of(Set.copyOf(at.getActiveDomainMetadataMap().values())), Optional.empty());
-      new ChecksumWriter(new Path(location, "_delta_log")).writeCheckSum(engine, crc);
-      log.info("Wrote the first version checksum of {} (version {}); later commits keep it in step", location, version);
-      return true;
-    } catch (IOException | RuntimeException e) {
-      log.warn("First checksum of {} (version {}) not written: {}", location, version, e.toString());
-      return false;
-    }
+    });
   }
 
   /**
@@ -775,14 +769,23 @@ public final class DeltaTable {
     if (stale.isEmpty()) {
       return;
     }
-    try {
-      CRCInfo before = stale.get();
+    CRCInfo before = stale.get();
+    writeChecksum("checksum of the widening commit", result.getVersion(), () -> {
       SnapshotImpl widened = (SnapshotImpl) TableManager.loadSnapshot(location).atVersion(result.getVersion()).build(engine);
-      CRCInfo crc = new CRCInfo(result.getVersion(), widened.getMetadata(), widened.getProtocol(), before.getTableSizeBytes(),
+      return new CRCInfo(result.getVersion(), widened.getMetadata(), widened.getProtocol(), before.getTableSizeBytes(),
           before.getNumFiles(), before.getTxnId(), before.getDomainMetadata(), before.getFileSizeHistogram());
-      new ChecksumWriter(new Path(location, "_delta_log")).writeCheckSum(engine, crc);
-    } catch (IOException | RuntimeException e) {
-      log.warn("Checksum of the widening commit {} of {} not written: {}", result.getVersion(), location, e.toString());
+    });
+  }
+
+  /** Writes {@code _delta_log/<version>.crc} as {@code checksum} makes it; returns whether it was written. */
+  private boolean writeChecksum(String what, long version, java.util.concurrent.Callable<CRCInfo> checksum) {
+    try {
+      new ChecksumWriter(new Path(location, "_delta_log")).writeCheckSum(engine, checksum.call());
+      log.debug("Wrote the {} of {} (version {})", what, location, version);
+      return true;
+    } catch (Exception e) {
+      log.warn("The {} of {} (version {}) was not written: {}", what, location, version, e.toString());
+      return false;
     }
   }
 

@@ -52,11 +52,6 @@ final class BlobOutputFile implements OutputFile {
       }
     }
     byte[] bytes = content.toByteArray();
-    try {
-      written.wrote(name, bytes.length, writer.put(bytes, overwrite), overwrite, null, 0);
-    } catch (IOException | RuntimeException e) {
-      written.forget(name);
-      throw e;
-    }
+    written.upload(name, bytes.length, overwrite, null, 0, () -> writer.put(bytes, overwrite));
   }
 }

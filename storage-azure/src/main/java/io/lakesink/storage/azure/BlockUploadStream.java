@@ -1,6 +1,5 @@
 package io.lakesink.storage.azure;
 
-import com.azure.storage.blob.models.BlockBlobItem;
 import io.delta.kernel.defaults.engine.fileio.PositionOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -81,22 +80,15 @@ final class BlockUploadStream extends PositionOutputStream {
     }
     closed = true;
     // The content's last bytes stay in the buffer once staged: a Parquet footer is read from them.
-    int last = buffered;
-    try {
-      BlockBlobItem answer;
+    written.upload(name, position, overwrite, buffer, buffered, () -> {
       if (blockIds.isEmpty()) {
-        answer = writer.put(Arrays.copyOf(buffer, buffered), overwrite);
-      } else {
-        if (buffered > 0) {
-          stageBuffer();
-        }
-        answer = writer.commit(blockIds, overwrite);
+        return writer.put(Arrays.copyOf(buffer, buffered), overwrite);
       }
-      written.wrote(name, position, answer, overwrite, buffer, last);
-    } catch (IOException | RuntimeException e) {
-      written.forget(name);
-      throw e;
-    }
+      if (buffered > 0) {
+        stageBuffer();
+      }
+      return writer.commit(blockIds, overwrite);
+    });
   }
 
   private void stageBuffer() throws IOException {

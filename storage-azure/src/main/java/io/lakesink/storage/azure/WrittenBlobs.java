@@ -1,6 +1,7 @@
 package io.lakesink.storage.azure;
 
 import com.azure.storage.blob.models.BlockBlobItem;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -43,12 +44,30 @@ final class WrittenBlobs {
     this.nanoClock = nanoClock;
   }
 
+  /** A write of one blob: a PUT, or the commit of its staged blocks. */
+  interface Upload {
+    /** @return the service's answer, or null when it is not known (an ambiguous retry decided by reading the blob back) */
+    BlockBlobItem run() throws IOException;
+  }
+
   /**
-   * A write of {@code name} that completed with {@code answer} (null when the answer is unknown:
-   * an ambiguous retry decided by reading the blob back).
+   * Runs {@code upload} of {@code name} and notes what it answered; a failed write forgets what was
+   * known of the blob (it may or may not have changed).
    *
    * @param last the content's last bytes, {@code last[0..lastLength)}: where a Parquet footer is
    */
+  void upload(String name, long size, boolean overwrite, byte[] last, int lastLength, Upload upload) throws IOException {
+    BlockBlobItem answer;
+    try {
+      answer = upload.run();
+    } catch (IOException | RuntimeException e) {
+      forget(name);
+      throw e;
+    }
+    wrote(name, size, answer, overwrite, last, lastLength);
+  }
+
+  /** A write of {@code name} that completed with {@code answer} (see {@link Upload#run}). */
   synchronized void wrote(String name, long size, BlockBlobItem answer, boolean overwrite, byte[] last, int lastLength) {
     byName.remove(name);
     if (answer == null || answer.getLastModified() == null || (overwrite && name.contains("/_delta_log/"))) {
