@@ -16,11 +16,12 @@ import java.util.function.LongSupplier;
  * statistics) and the status of every commit it made; these are answered from here, without a
  * request: four of a changelog flush's nine requests.
  *
- * <p>Only blobs no other writer replaces are kept: those written only if absent (commits,
- * checksums, checkpoints) and data files (fresh names, outside {@code _delta_log}); an overwrite
- * in the log ({@code _last_checkpoint}, which another worker may write next) is forgotten. And
- * only for {@value #KEPT_SECONDS} seconds, the last {@value #CAPACITY} writes: a read-back
- * follows its write within the flush. A delete forgets.
+ * <p>Only blobs no other writer replaces are kept ({@link #replacedByNoOne}): log files written
+ * only if absent (commits, checksums, checkpoints) and Parquet data files (fresh names); not
+ * {@code _last_checkpoint}, which another worker may write next, nor lakesink's state files
+ * (quarantine records, journals), which an operator's command may replace or delete. And only for
+ * {@value #KEPT_SECONDS} seconds, the last {@value #CAPACITY} writes: a read-back follows its
+ * write within the flush. A delete forgets.
  */
 final class WrittenBlobs {
   static final int CAPACITY = 256;
@@ -70,7 +71,7 @@ final class WrittenBlobs {
   /** A write of {@code name} that completed with {@code answer} (see {@link Upload#run}). */
   synchronized void wrote(String name, long size, BlockBlobItem answer, boolean overwrite, byte[] last, int lastLength) {
     byName.remove(name);
-    if (answer == null || answer.getLastModified() == null || (overwrite && name.contains("/_delta_log/"))) {
+    if (answer == null || answer.getLastModified() == null || !replacedByNoOne(name, overwrite)) {
       return;
     }
     byName.put(name, new Written(size, answer.getLastModified().toInstant().toEpochMilli(), answer.getETag(),
@@ -89,6 +90,14 @@ final class WrittenBlobs {
       return Optional.empty();
     }
     return Optional.ofNullable(w);
+  }
+
+  /** Whether no other writer replaces the blob: a log file written only if absent, or a data file (a fresh name). */
+  static boolean replacedByNoOne(String name, boolean overwrite) {
+    if (name.contains("/_delta_log/")) {
+      return !overwrite;
+    }
+    return name.endsWith(".parquet") && !name.contains("/_lakesink/");
   }
 
   /** The footer, its 4-byte length and the magic, when {@code b[0..n)} ends a Parquet file whose footer it holds whole. */

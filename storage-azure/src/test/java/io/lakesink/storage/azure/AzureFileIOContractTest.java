@@ -236,6 +236,11 @@ class AzureFileIOContractTest {
       proxied.newOutputFile(last).writeAtomically(lines("{\"version\":10}"), true);
       io.newOutputFile(last).writeAtomically(lines("{\"version\":20,\"size\":3}"), true);
       assertEquals(io.getFileStatus(last).getSize(), proxied.getFileStatus(last).getSize());
+      // A quarantine record an operator's release deletes: gone at once for the worker that wrote it.
+      String record = table.substring(0, table.lastIndexOf('/')) + "/_lakesink/quarantine/readback.json";
+      proxied.newOutputFile(record).writeAtomically(lines("{\"table\":\"readback\"}"), true);
+      assertTrue(io.delete(record));
+      assertThrows(FileNotFoundException.class, () -> proxied.getFileStatus(record));
       String gone = table + "/part-" + small.length + ".parquet";
       assertTrue(proxied.delete(gone));
       assertThrows(FileNotFoundException.class, () -> proxied.getFileStatus(gone));

@@ -63,9 +63,17 @@ class WrittenBlobsTest {
   }
 
   @Test
-  void anOverwriteInTheLogAnUnknownAnswerAFailureAndADeleteAreNotAnswered() {
+  void anOverwriteInTheLogAStateFileAnUnknownAnswerAFailureAndADeleteAreNotAnswered() {
     written.wrote("t/_delta_log/_last_checkpoint", 40, ANSWER, true, null, 0);
     assertTrue(written.get("t/_delta_log/_last_checkpoint").isEmpty(), "another worker may write it next");
+    written.wrote("lakesink/_lakesink/quarantine/t.json", 40, ANSWER, true, null, 0);
+    assertTrue(written.get("lakesink/_lakesink/quarantine/t.json").isEmpty(), "an operator's release deletes it");
+    written.wrote("lakesink/t/_lakesink/keys/part-0.parquet.keys", 40, ANSWER, true, null, 0);
+    assertTrue(written.get("lakesink/t/_lakesink/keys/part-0.parquet.keys").isEmpty(), "not read back");
+    written.wrote("lakesink/t/deletion_vector_0.bin", 40, ANSWER, true, null, 0);
+    assertTrue(written.get("lakesink/t/deletion_vector_0.bin").isEmpty(), "not read back");
+    written.wrote("lakesink/t/_delta_log/00000000000000000010.checkpoint.parquet", 40, ANSWER, false, null, 0);
+    assertTrue(written.get("lakesink/t/_delta_log/00000000000000000010.checkpoint.parquet").isPresent(), "written only if absent");
 
     written.wrote("t/_delta_log/00000000000000000003.json", 40, ANSWER, false, null, 0);
     assertTrue(written.get("t/_delta_log/00000000000000000003.json").isPresent(), "written only if absent: nobody replaces it");
