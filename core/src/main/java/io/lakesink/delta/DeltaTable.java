@@ -48,6 +48,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -778,7 +779,7 @@ public final class DeltaTable {
   }
 
   /** Writes {@code _delta_log/<version>.crc} as {@code checksum} makes it; returns whether it was written. */
-  private boolean writeChecksum(String what, long version, java.util.concurrent.Callable<CRCInfo> checksum) {
+  private boolean writeChecksum(String what, long version, Callable<CRCInfo> checksum) {
     try {
       new ChecksumWriter(new Path(location, "_delta_log")).writeCheckSum(engine, checksum.call());
       log.debug("Wrote the {} of {} (version {})", what, location, version);

@@ -64,25 +64,23 @@ class WrittenBlobsTest {
 
   @Test
   void anOverwriteInTheLogAStateFileAnUnknownAnswerAFailureAndADeleteAreNotAnswered() {
-    written.wrote("t/_delta_log/_last_checkpoint", 40, ANSWER, true, null, 0);
-    assertTrue(written.get("t/_delta_log/_last_checkpoint").isEmpty(), "another worker may write it next");
-    written.wrote("lakesink/_lakesink/quarantine/t.json", 40, ANSWER, true, null, 0);
-    assertTrue(written.get("lakesink/_lakesink/quarantine/t.json").isEmpty(), "an operator's release deletes it");
-    written.wrote("lakesink/t/_lakesink/keys/part-0.parquet.keys", 40, ANSWER, true, null, 0);
-    assertTrue(written.get("lakesink/t/_lakesink/keys/part-0.parquet.keys").isEmpty(), "not read back");
-    written.wrote("lakesink/t/deletion_vector_0.bin", 40, ANSWER, true, null, 0);
-    assertTrue(written.get("lakesink/t/deletion_vector_0.bin").isEmpty(), "not read back");
-    written.wrote("lakesink/t/_delta_log/00000000000000000010.checkpoint.parquet", 40, ANSWER, false, null, 0);
-    assertTrue(written.get("lakesink/t/_delta_log/00000000000000000010.checkpoint.parquet").isPresent(), "written only if absent");
-
-    written.wrote("t/_delta_log/00000000000000000003.json", 40, ANSWER, false, null, 0);
-    assertTrue(written.get("t/_delta_log/00000000000000000003.json").isPresent(), "written only if absent: nobody replaces it");
-    written.wrote("t/_delta_log/00000000000000000003.json", 40, null, false, null, 0);
-    assertTrue(written.get("t/_delta_log/00000000000000000003.json").isEmpty(), "an ambiguous retry's answer is not known");
+    assertKept(false, "t/_delta_log/_last_checkpoint", true, ANSWER, "another worker may write it next");
+    assertKept(false, "lakesink/_lakesink/quarantine/t.json", true, ANSWER, "an operator's release deletes it");
+    assertKept(false, "lakesink/t/_lakesink/keys/part-0.parquet.keys", true, ANSWER, "not read back");
+    assertKept(false, "lakesink/t/deletion_vector_0.bin", true, ANSWER, "not read back");
+    assertKept(true, "lakesink/t/_delta_log/00000000000000000010.checkpoint.parquet", false, ANSWER, "written only if absent");
+    assertKept(true, "t/_delta_log/00000000000000000003.json", false, ANSWER, "written only if absent: nobody replaces it");
+    assertKept(false, "t/_delta_log/00000000000000000003.json", false, null, "an ambiguous retry's answer is not known");
 
     written.wrote("t/part-1.parquet", 10, ANSWER, true, null, 0);
     written.forget("t/part-1.parquet");
     assertTrue(written.get("t/part-1.parquet").isEmpty());
+  }
+
+  /** Writes {@code name} with {@code answer} and checks whether it is then answered from the write. */
+  private void assertKept(boolean kept, String name, boolean overwrite, BlockBlobItem answer, String why) {
+    written.wrote(name, 40, answer, overwrite, null, 0);
+    assertEquals(kept, written.get(name).isPresent(), name + ": " + why);
   }
 
   @Test
