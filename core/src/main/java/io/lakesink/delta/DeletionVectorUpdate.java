@@ -43,25 +43,48 @@ final class DeletionVectorUpdate {
     return Arrays.copyOf(all, n);
   }
 
-  /** The remove and add actions of every file in {@code deletes}; writes one deletion vector file. */
+  /**
+   * The remove and add actions of every file in {@code deletes}; writes one deletion vector file.
+   * A file whose every row is then deleted is only removed, as Delta's own DML does: no vector
+   * is written for it, and no reader (nor the next merge) opens a file of which it would keep
+   * nothing. A busy table's older files end that way, one merge after another.
+   */
   static List<Row> actions(Engine engine, String location, Map<TableFile, long[]> deletes, long now) {
     if (deletes.isEmpty()) {
       return List.of();
     }
-    List<TableFile> files = new ArrayList<>(deletes.keySet());
-    List<long[]> positions = new ArrayList<>(files.size());
-    for (TableFile f : files) {
+    List<Row> actions = new ArrayList<>(deletes.size() * 2);
+    List<TableFile> files = new ArrayList<>(deletes.size());
+    List<long[]> positions = new ArrayList<>(deletes.size());
+    for (Map.Entry<TableFile, long[]> e : deletes.entrySet()) {
+      TableFile f = e.getKey();
       // Read already when the merge skipped the file's deleted rows: not read again on this thread.
-      positions.add(union(DeletionVectorFile.deletedPositions(engine, location, f), deletes.get(f)));
-    }
-    List<DeletionVectorDescriptor> written = DeletionVectorFile.write(engine, location, positions);
-    List<Row> actions = new ArrayList<>(files.size() * 2);
-    for (int i = 0; i < files.size(); i++) {
-      AddFile add = new AddFile(files.get(i).scanRow.getStruct(InternalScanFileUtils.ADD_FILE_ORDINAL));
+      long[] all = union(DeletionVectorFile.deletedPositions(engine, location, f), e.getValue());
+      AddFile add = new AddFile(f.scanRow.getStruct(InternalScanFileUtils.ADD_FILE_ORDINAL));
       actions.add(SingleAction.createRemoveFileSingleAction(add.toRemoveFileRow(true, Optional.of(now))));
-      actions.add(SingleAction.createAddFileSingleAction(withDeletionVector(add, written.get(i))));
+      if (!deletesEveryRow(f, all)) {
+        files.add(f);
+        positions.add(all);
+      }
+    }
+    if (!files.isEmpty()) {
+      List<DeletionVectorDescriptor> written = DeletionVectorFile.write(engine, location, positions);
+      for (int i = 0; i < files.size(); i++) {
+        AddFile add = new AddFile(files.get(i).scanRow.getStruct(InternalScanFileUtils.ADD_FILE_ORDINAL));
+        actions.add(SingleAction.createAddFileSingleAction(withDeletionVector(add, written.get(i))));
+      }
     }
     return actions;
+  }
+
+  /**
+   * Whether {@code positions} (sorted, distinct) delete every row of the file: as many as the
+   * Parquet file holds, by its statistics' {@code numRecords}. Unknown without statistics: the
+   * file then keeps a vector.
+   */
+  static boolean deletesEveryRow(TableFile file, long[] positions) {
+    long physical = file.rows() < 0 ? -1 : file.rows() + file.deletedRows();
+    return physical > 0 && positions.length == physical && positions[0] == 0 && positions[positions.length - 1] == physical - 1;
   }
 
   /**

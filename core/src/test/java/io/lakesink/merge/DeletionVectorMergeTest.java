@@ -161,6 +161,63 @@ class DeletionVectorMergeTest {
   }
 
   @Test
+  void aFileWhoseEveryRowIsDeletedIsRemovedInsteadOfKeptWithAVectorOfAllItsRows() throws IOException {
+    MergeDelivery d = delivery("dv", MergeSettings.DEFAULT, FlushHook.NONE);
+    Map<Long, Object> expected = new TreeMap<>();
+    long o = 0;
+    List<List<ChangeEvent>> inserts = new ArrayList<>();
+    for (int file = 0; file < 2; file++) {
+      List<ChangeEvent> batch = new ArrayList<>();
+      for (long id = file * 100; id < file * 100 + 100; id++) {
+        batch.add(change(o++, Operation.CREATE, 1, id, "a" + id));
+        expected.put(id, "a" + id);
+      }
+      inserts.add(batch);
+    }
+    run(d, inserts);
+    TableFile first = table("dv").files().stream().filter(f -> Long.valueOf(0).equals(f.min().get("id"))).findFirst().orElseThrow();
+
+    // Half of the first file's rows replaced: it keeps a vector of 50 rows.
+    List<ChangeEvent> half = new ArrayList<>();
+    for (long id = 0; id < 50; id++) {
+      half.add(change(o++, Operation.UPDATE, 2, id, "b" + id));
+      expected.put(id, "b" + id);
+    }
+    run(d, List.of(half));
+    assertEquals(50, table("dv").files().stream().filter(f -> f.path().equals(first.path())).findFirst().orElseThrow().deletedRows());
+
+    // The other half deleted or replaced, and one row of the second file deleted, in one commit.
+    List<ChangeEvent> rest = new ArrayList<>();
+    for (long id = 50; id < 100; id++) {
+      boolean delete = id < 90;
+      rest.add(change(o++, delete ? Operation.DELETE : Operation.UPDATE, 3, id, delete ? null : "c" + id));
+      if (delete) {
+        expected.remove(id);
+      } else {
+        expected.put(id, "c" + id);
+      }
+    }
+    rest.add(change(o++, Operation.DELETE, 3, 150, null));
+    expected.remove(150L);
+    int vectorsBefore = vectorFiles(root("dv")).size();
+    run(d, List.of(rest));
+
+    DeltaTable t = table("dv");
+    List<TableFile> files = t.files();
+    assertFalse(files.stream().anyMatch(f -> f.path().equals(first.path())), "the emptied file is gone: " + files);
+    TableFile second = files.stream().filter(f -> Long.valueOf(100).equals(f.min().get("id"))).findFirst().orElseThrow();
+    assertEquals(1, second.deletedRows(), "the other file keeps its vector: " + second);
+    assertEquals(expected, content(t));
+    assertEquals(expected.size(), files.stream().mapToLong(TableFile::rows).sum(), "live rows of the table");
+    String commit = Files.readString(root("dv").resolve("_delta_log").resolve(String.format("%020d.json", t.version())));
+    String name = first.path().substring(first.path().lastIndexOf('/') + 1);
+    List<String> actions = commit.lines().filter(l -> l.contains(name)).toList();
+    assertEquals(1, actions.size(), "one action names the emptied file: " + actions);
+    assertTrue(actions.get(0).startsWith("{\"remove\""), actions.get(0));
+    assertEquals(vectorsBefore + 1, vectorFiles(root("dv")).size(), "one vector file, for the second file only");
+  }
+
+  @Test
   void aCrashAfterTheVectorIsWrittenLeavesAnOrphanThatVacuumRemovesAndKeepsWhatVersionsReference() throws IOException {
     MergeDelivery d = delivery("dv", MergeSettings.DEFAULT, FlushHook.NONE);
     List<List<ChangeEvent>> batches = script();

@@ -63,8 +63,12 @@ class MergeAnotherWriterInteropTest {
   }
 
   MergeDelivery worker() {
-    Subscription s = new Subscription("t", "accounts", DeliveryMode.MERGE, List.of("id"), SourceFormat.JSON, true);
-    return new MergeDelivery(s, new DeltaTable(KernelEngine.create(storage()), storage().tableLocation("accounts")), null,
+    return worker("accounts");
+  }
+
+  MergeDelivery worker(String table) {
+    Subscription s = new Subscription("t", table, DeliveryMode.MERGE, List.of("id"), SourceFormat.JSON, true);
+    return new MergeDelivery(s, new DeltaTable(KernelEngine.create(storage()), storage().tableLocation(table)), null,
         DeliveryContext.of(FlushPolicy.DEFAULT, new QuarantineStore(storage())), MergeSettings.DEFAULT);
   }
 
@@ -153,5 +157,52 @@ class MergeAnotherWriterInteropTest {
     }
     assertEquals(expected, read);
     assertTrue(worker.filesRead() > 0, "after delta-spark's commits the worker looked in the files");
+  }
+
+  /**
+   * A merge that deletes the last live rows of a file removes the file (no deletion vector of
+   * all its rows): delta-spark reads the table without it, and its checksum validation accepts
+   * the version's checksum, which Kernel carried from the one before through the removal.
+   */
+  @Test
+  void aFileAMergeEmptiesIsRemovedAndDeltaSparkReadsAndValidatesTheTable() {
+    MergeDelivery worker = worker("emptied");
+    Map<Long, String> expected = new TreeMap<>();
+    long offset = 0;
+    for (long id = 0; id < 200; id++) { // two files: 0-99 and 100-199
+      worker.accept(change(offset++, Operation.CREATE, 1, id, "a"));
+      expected.put(id, "a");
+      if (id == 99) {
+        worker.flush();
+      }
+    }
+    worker.flush();
+    String t = "delta.`" + storage().tableLocation("emptied") + "`";
+    List<String> filesBefore = List.of(spark.sql("SELECT * FROM " + t).inputFiles());
+    for (long id = 0; id < 50; id++) { // half of the first file replaced: a vector
+      worker.accept(change(offset++, Operation.UPDATE, 2, id, "b"));
+      expected.put(id, "b");
+    }
+    worker.flush();
+    for (long id = 50; id < 100; id++) { // the rest of it deleted, one row of the second file too
+      worker.accept(change(offset++, Operation.DELETE, 3, id, null));
+      expected.remove(id);
+    }
+    worker.accept(change(offset++, Operation.DELETE, 3, 150, null));
+    expected.remove(150L);
+    worker.flush();
+
+    Map<Long, String> read = new TreeMap<>();
+    for (Row r : spark.sql("SELECT id, v FROM " + t).collectAsList()) {
+      assertEquals(null, read.put(r.getLong(0), r.getString(1)), "one row per key: " + r.getLong(0));
+    }
+    assertEquals(expected, read);
+    List<String> filesAfter = List.of(spark.sql("SELECT * FROM " + t).inputFiles());
+    assertEquals(1, filesBefore.stream().filter(f -> !filesAfter.contains(f)).count(),
+        "the first file is gone, the second stays: " + filesBefore + " then " + filesAfter);
+    org.apache.spark.sql.delta.Snapshot snapshot = org.apache.spark.sql.delta.DeltaLog.forTable(spark, storage().tableLocation("emptied"))
+        .update(false, scala.Option.empty(), scala.Option.empty());
+    assertTrue(snapshot.checksumOpt().isDefined(), "a checksum at version " + snapshot.version());
+    assertTrue(snapshot.validateChecksum(scala.collection.immutable.Map$.MODULE$.empty()), "Delta Spark's checksum validation");
   }
 }
