@@ -97,14 +97,15 @@ final class TableMerge {
       DeleteHistory deleted, boolean vectors, ChangeOrder cut, KeyFilters filters, TableKeys known) {
     TableMerge m = new TableMerge();
     m.rows.ensureCapacity(batch.latest.size()); // a row per key, about: not grown a few dozen times
+    List<TableFile> holding = withoutEmptied(files, out);
     KeyOrder order = order(batch);
     Ranks ranks = new Ranks(layout, cut);
     // Only the keys the table may hold are looked for: the others are inserted whatever the files say.
     Map<List<Column>, List<List<Object>>> searched = keysByColumns(layout, batch, cut == null ? known : null);
     m.keysKnownAbsent = batch.latest.size() - searched.values().stream().mapToInt(List::size).sum();
     // A truncate may remove rows of any file; else only files that may hold a searched key are read.
-    List<TableFile> candidates = cut != null ? files
-        : searched.values().stream().allMatch(List::isEmpty) ? List.of() : FilePruning.candidates(files, searched);
+    List<TableFile> candidates = cut != null ? holding
+        : searched.values().stream().allMatch(List::isEmpty) ? List.of() : FilePruning.candidates(holding, searched);
     // Key filters answer for one set of key columns (not while the record key's fields change),
     // and only for the batch's keys (not when a truncate reads every file).
     KeyColumns filtered = filters != null && cut == null && batch.keyColumns().size() == 1 ? batch.keyColumns().get(0) : null;
@@ -173,6 +174,23 @@ final class TableMerge {
     }
     m.insertMissing(batch, deleted, order, ranks);
     return m;
+  }
+
+  /**
+   * The files that hold a live row. One whose deletion vector deletes every row (written before
+   * lakesink removed such files, or by another engine) holds nothing a change could find: it is
+   * not read, and it goes with this commit, as a file a merge empties does.
+   */
+  private static List<TableFile> withoutEmptied(List<TableFile> files, PendingWrite out) {
+    List<TableFile> holding = new ArrayList<>(files.size());
+    for (TableFile f : files) {
+      if (f.rows() == 0 && f.hasDeletionVector()) {
+        out.removeWhole(f);
+      } else {
+        holding.add(f);
+      }
+    }
+    return holding;
   }
 
   /**
