@@ -83,7 +83,7 @@ final class DeletionVectorUpdate {
    * file then keeps a vector.
    */
   static boolean deletesEveryRow(TableFile file, long[] positions) {
-    long physical = file.rows() < 0 ? -1 : file.rows() + file.deletedRows();
+    long physical = file.physicalRows();
     return physical > 0 && positions.length == physical && positions[0] == 0 && positions[positions.length - 1] == physical - 1;
   }
 

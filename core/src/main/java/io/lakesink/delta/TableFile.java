@@ -79,6 +79,11 @@ public final class TableFile {
     return rows < 0 ? rows : rows - deletedRows;
   }
 
+  /** The Parquet file's rows, those its deletion vector deletes included, or -1 when its statistics do not say. */
+  public long physicalRows() {
+    return rows;
+  }
+
   /** Rows of the Parquet file its deletion vector deletes; 0 without one. */
   public long deletedRows() {
     return deletedRows;

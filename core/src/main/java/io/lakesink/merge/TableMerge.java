@@ -123,8 +123,7 @@ final class TableMerge {
         if (filter.isPresent() && batchKeys.stream().noneMatch(filter.get()::mayContain)) {
           return null; // none of the batch's keys can be in the file: not read
         }
-        long physicalRows = file.rows() + file.deletedRows();
-        building = filter.isEmpty() && file.rows() >= 0 ? KeyFilter.forKeys(physicalRows) : null;
+        building = filter.isEmpty() && file.physicalRows() >= 0 ? KeyFilter.forKeys(file.physicalRows()) : null;
       }
       KeyFilter built = building;
       FileDeletes f = FileDeletes.of(file, reader, batch, stringKeys, ranks, built, filtered, collectWritten);

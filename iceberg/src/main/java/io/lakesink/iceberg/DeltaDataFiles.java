@@ -22,7 +22,7 @@ final class DeltaDataFiles {
    */
   static DataFile of(FileIO io, Schema schema, PartitionSpec spec, String path, TableFile file) {
     List<String> partitionValues = spec.fields().stream().map(f -> file.partitionValues().get(f.name())).toList();
-    long rows = file.rows() >= 0 ? file.rows() + file.deletedRows() : footerRowCount(io, path, file.size());
+    long rows = file.physicalRows() >= 0 ? file.physicalRows() : footerRowCount(io, path, file.size());
     DataFiles.Builder builder = DataFiles.builder(spec)
         .withPath(path)
         .withFormat(FileFormat.PARQUET)
