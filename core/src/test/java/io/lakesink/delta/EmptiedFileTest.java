@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.delta.kernel.internal.actions.DeletionVectorDescriptor;
@@ -19,6 +20,7 @@ import io.lakesink.merge.MergeDelivery;
 import io.lakesink.merge.MergeSettings;
 import io.lakesink.quarantine.QuarantineStore;
 import io.lakesink.storage.LocalStorage;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -104,17 +106,17 @@ class EmptiedFileTest {
   }
 
   private static Path log(String location) {
-    return Path.of(java.net.URI.create(location)).resolve("_delta_log");
+    return Path.of(URI.create(location)).resolve("_delta_log");
   }
 
   /** The add action of {@code path} in the table's JSON commits (the last one naming it). */
-  private static com.fasterxml.jackson.databind.JsonNode addOf(String location, String path) throws Exception {
+  private static JsonNode addOf(String location, String path) throws Exception {
     String name = path.substring(path.lastIndexOf('/') + 1);
-    com.fasterxml.jackson.databind.JsonNode found = null;
+    JsonNode found = null;
     try (var commits = Files.list(log(location))) {
       for (Path c : commits.filter(p -> p.toString().endsWith(".json")).sorted().toList()) {
         for (String line : Files.readAllLines(c)) {
-          com.fasterxml.jackson.databind.JsonNode action = JSON.readTree(line);
+          JsonNode action = JSON.readTree(line);
           if (action.has("add") && action.get("add").get("path").asText().endsWith(name)) {
             found = action.get("add");
           }

@@ -42,7 +42,6 @@ import java.util.stream.Stream;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.delta.DeltaLog;
 import org.apache.spark.sql.delta.Snapshot;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
@@ -53,7 +52,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import scala.Option;
 import scala.jdk.javaapi.CollectionConverters;
 
 /**
@@ -489,9 +487,7 @@ class DeltaSparkInteropTest {
   void checksumFilesAgreeWithTheLog() throws Exception {
     for (Subscription s : List.of(orders, customersSub, productsSub, mergedOrders)) {
       LogReplay.assertChecksumsMatchLog(Path.of(URI.create(location(s))).resolve("_delta_log"));
-      Snapshot snapshot = snapshot(s);
-      assertTrue(snapshot.checksumOpt().isDefined(), s.targetTable() + ": no checksum at version " + snapshot.version());
-      assertTrue(snapshot.validateChecksum(scala.collection.immutable.Map$.MODULE$.empty()), s.targetTable() + ": Delta Spark's checksum validation");
+      DeltaSparkChecks.assertLatestChecksumValid(spark, location(s), s.targetTable());
     }
   }
 
@@ -532,7 +528,7 @@ class DeltaSparkInteropTest {
   }
 
   private Snapshot snapshot(Subscription s) {
-    return DeltaLog.forTable(spark, location(s)).update(false, Option.empty(), Option.empty());
+    return DeltaSparkChecks.snapshot(spark, location(s));
   }
 
   // ---------------------------------------------------------------- customers (schemaless)

@@ -200,9 +200,6 @@ class MergeAnotherWriterInteropTest {
     List<String> filesAfter = List.of(spark.sql("SELECT * FROM " + t).inputFiles());
     assertEquals(1, filesBefore.stream().filter(f -> !filesAfter.contains(f)).count(),
         "the first file is gone, the second stays: " + filesBefore + " then " + filesAfter);
-    org.apache.spark.sql.delta.Snapshot snapshot = org.apache.spark.sql.delta.DeltaLog.forTable(spark, storage().tableLocation("emptied"))
-        .update(false, scala.Option.empty(), scala.Option.empty());
-    assertTrue(snapshot.checksumOpt().isDefined(), "a checksum at version " + snapshot.version());
-    assertTrue(snapshot.validateChecksum(scala.collection.immutable.Map$.MODULE$.empty()), "Delta Spark's checksum validation");
+    DeltaSparkChecks.assertLatestChecksumValid(spark, storage().tableLocation("emptied"), "emptied");
   }
 }
