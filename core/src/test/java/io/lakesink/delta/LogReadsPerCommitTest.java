@@ -168,8 +168,8 @@ class LogReadsPerCommitTest {
   private static void assertFlushesReadOnlySinceTheLastCheckpoint(
       ReadCounting reads, DeltaTable table, BufferedDelivery d, Map<String, Object> more, boolean listsFiles) {
     for (int flush = 0; flush < 25; flush++) {
-      // Key 3 only in the first flush: with deletion vectors its file stays (with a vector that
-      // grows), while each later flush's file is emptied by the next one and removed.
+      // Key 3 only in the first flush: with deletion vectors its file stays (with a vector of
+      // the other three rows), while each later flush's file is emptied by the next one and removed.
       for (long id = 0; id < (flush == 0 ? 4 : 3); id++) {
         Map<String, Object> values = new LinkedHashMap<>(row("id", id, "name", "v" + flush));
         values.putAll(more);
