@@ -334,6 +334,6 @@ public final class Pipeline {
           Duration.ofMillis(Long.parseLong(String.valueOf(props.get(ConsumerConfig.METADATA_MAX_AGE_CONFIG)).trim())));
     }
     return new KafkaWorker(props, named, discovery, context.hook(), context.clock(), Duration.ofSeconds(60),
-        config.maxBufferBytes());
+        config.maxBufferBytes(), context.writers().progress());
   }
 }

@@ -109,7 +109,39 @@ final class SideBySide {
             ratio, SPARK_TARGET, ratio >= SPARK_TARGET ? "met" : "not met"));
       }
       System.out.println(line);
+      if (hasFloor) {
+        String bound = machineBound(runs, floor, partitions);
+        if (bound != null) {
+          System.out.println(bound);
+        }
+      }
     });
+  }
+
+  /**
+   * What this machine's cores allow at the CPU per event the run measured: the worker and the broker
+   * share them, so events/s cannot pass cores / (worker's + broker's CPU per event). Set beside the
+   * floor's events/s target: the CPU per event that target leaves for both, against the floor's own
+   * process CPU per event (the worker does the floor's decoding and writing, and more). Null when the
+   * run did not record the broker's CPU (an older result).
+   */
+  static String machineBound(List<Properties> runs, Properties floor, String partitions) {
+    if (runs.stream().anyMatch(r -> r.getProperty("broker_cpu_seconds") == null || r.getProperty("machine_cores") == null)) {
+      return null;
+    }
+    double events = d(runs.get(0), "events");
+    double cores = d(runs.get(0), "machine_cores");
+    double worker = median(runs, "cpu_seconds") / events;
+    double broker = median(runs, "broker_cpu_seconds") / events;
+    double bound = cores / (worker + broker);
+    boolean many = ChangelogThroughputBench.partitionCount(partitions) > 1 && !ChangelogThroughputBench.hot(partitions);
+    double target = (many ? FLOOR_RATE_TARGET_MANY : FLOOR_RATE_TARGET_ONE) * d(floor, "events_per_second");
+    double floorPerEvent = d(floor, "cpu_seconds") / d(floor, "events");
+    return String.format(Locale.ROOT,
+        "    machine bound: %.0f cores / (lakesink %.1f + broker %.1f µs of CPU per event) = %,.0f events/s (%.2f× the floor's);"
+            + " %,.0f events/s would leave %.1f µs per event for both, the floor's own process takes %.1f (%.2f cores at its %,.0f events/s)",
+        cores, worker * 1e6, broker * 1e6, bound, bound / d(floor, "events_per_second"), target, cores / target * 1e6,
+        floorPerEvent * 1e6, d(floor, "cpu_seconds") / d(floor, "seconds"), d(floor, "events_per_second"));
   }
 
   private static Properties props(Path file) {

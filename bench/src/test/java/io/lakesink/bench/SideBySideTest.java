@@ -1,5 +1,6 @@
 package io.lakesink.bench;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
@@ -39,6 +40,29 @@ class SideBySideTest {
     assertTrue(report.contains("999,999 !"), "Spark's failed check is marked: " + report);
     assertTrue(report.contains("lakesink, 4 partition(s)") && report.contains("floor: 1 thread"), report);
     assertTrue(report.contains("31.50"), "lakesink's process CPU since JVM start, as Spark's: " + report);
+  }
+
+  @Test
+  void theMachineBoundFromTheWorkersAndTheBrokersCpuPerEvent(@TempDir Path dir) throws Exception {
+    // 10 µs per event in the worker and 2 in the broker on 2 cores: at most 166,667 events/s. The
+    // floor does 200,000 at 8 µs (1.60 cores); 1.2× that, 240,000 events/s, leaves 8.3 µs for both.
+    Properties run = props("events", "1000000", "events_per_second", "120000", "seconds", "8.3", "process_seconds", "9",
+        "main_thread_cpu_seconds", "2", "decoder_threads_cpu_seconds", "2", "writer_threads_cpu_seconds", "2", "cpu_seconds", "10",
+        "process_cpu_seconds", "11", "gc_seconds", "1", "rows", "1000000", "verified", "true",
+        "broker_cpu_seconds", "2", "machine_cores", "2");
+    ChangelogThroughputBench.store(props("events", "1000000", "events_per_second", "200000", "seconds", "5",
+        "thread_cpu_seconds", "4", "cpu_seconds", "8", "gc_seconds", "0.5", "rows", "1000000", "verified", "true"),
+        dir.resolve("floor.properties"));
+
+    String report = capture(() -> SideBySide.print(dir, Map.of("4", List.of(run))));
+
+    assertTrue(report.contains("machine bound: 2 cores / (lakesink 10.0 + broker 2.0 µs of CPU per event) = 166,667 events/s"
+        + " (0.83× the floor's); 240,000 events/s would leave 8.3 µs per event for both, the floor's own process takes 8.0"
+        + " (1.60 cores at its 200,000 events/s)"), report);
+
+    // A result from before the broker's CPU was recorded has no bound line.
+    run.remove("broker_cpu_seconds");
+    assertFalse(capture(() -> SideBySide.print(dir, Map.of("4", List.of(run)))).contains("machine bound"));
   }
 
   private static Properties props(String... kv) {

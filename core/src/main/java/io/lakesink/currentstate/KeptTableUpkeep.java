@@ -60,7 +60,9 @@ public final class KeptTableUpkeep {
   public KeptTableUpkeep(CurrentStateTable kept, Subscription subscription, DeliveryContext context) {
     this.kept = kept;
     this.clock = context.clock();
-    this.follower = new CurrentStateFollower(kept, IdleDaemonPool.create("lakesink-follow-" + kept.name() + "-", 1));
+    // A follow's changes count in the worker's buffer budget while it runs: its end may let reading go on.
+    this.follower = new CurrentStateFollower(kept,
+        context.writers().progress().signalling(IdleDaemonPool.create("lakesink-follow-" + kept.name() + "-", 1)));
     this.registration = new KeptTableRegistration(kept, context.catalog(), context.catalogExecutor(), clock);
     this.maintenance = new MaintenanceRunner(kept.name(), kept.table(), subscription.primaryKey(), true, follower,
         context.maintenance(), clock);

@@ -18,14 +18,20 @@ public final class FlushWriters {
 
   private final int threads;
   private final ThreadPoolExecutor pool;
+  /** Given after every flush (and every task run beside them): the poll thread may wait on it for room in its budget. */
+  private final ProgressSignal progress = new ProgressSignal();
+  /** {@link #pool}, signalling {@link #progress} after each task. */
+  private final Executor signalling;
 
   private FlushWriters(int threads) {
     this.threads = threads;
     if (threads == 0) {
       this.pool = null;
+      this.signalling = null;
       return;
     }
     this.pool = IdleDaemonPool.create(THREAD_PREFIX, threads);
+    this.signalling = progress.signalling(pool);
   }
 
   /** A pool of its own for one worker's tables. */
@@ -56,7 +62,16 @@ public final class FlushWriters {
   }
 
   Executor executor() {
-    return pool;
+    return signalling;
+  }
+
+  /**
+   * Given each time a flush (or a task run beside them) ends on a writer thread; the worker's other
+   * background work (a kept table's follow) gives it too. A poll thread that paused reading for
+   * its buffer budget waits on it.
+   */
+  public ProgressSignal progress() {
+    return progress;
   }
 
   /**
@@ -65,7 +80,7 @@ public final class FlushWriters {
    */
   public void runBeside(Runnable task) {
     if (pool != null) {
-      pool.execute(task);
+      signalling.execute(task);
     }
   }
 }

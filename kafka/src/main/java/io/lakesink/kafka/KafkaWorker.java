@@ -3,6 +3,7 @@ package io.lakesink.kafka;
 import io.lakesink.delivery.DeliveryState;
 import io.lakesink.delivery.FlushHook;
 import io.lakesink.delivery.FlushStep;
+import io.lakesink.delivery.ProgressSignal;
 import io.lakesink.delivery.ServiceWait;
 import io.lakesink.delivery.SourcePartition;
 import io.lakesink.delivery.TableDelivery;
@@ -97,6 +98,8 @@ public final class KafkaWorker implements AutoCloseable {
   private long nextReleaseCheck;
   private long lastPollMillis;
   private boolean buffersFull;
+  /** What the poll thread waits on while {@link #buffersFull}: a flush or a follow ended. */
+  private final ProgressSignal progress;
   /** When reading last paused for the budget ({@link System#nanoTime}), and how long it waited before that. */
   private long buffersFullSince;
   private long buffersFullNanos;
@@ -136,20 +139,25 @@ public final class KafkaWorker implements AutoCloseable {
   public KafkaWorker(
       Map<String, Object> consumerProperties, List<Route> routes, FlushHook hook, Clock clock, Duration assignmentTimeout,
       long maxBufferBytes) {
-    this(consumerProperties, routes, TopicDiscovery.NONE, hook, clock, assignmentTimeout, maxBufferBytes);
+    this(consumerProperties, routes, TopicDiscovery.NONE, hook, clock, assignmentTimeout, maxBufferBytes, new ProgressSignal());
   }
 
-  /** @param discovery finds more topics to deliver while running (pattern subscriptions) */
+  /**
+   * @param discovery finds more topics to deliver while running (pattern subscriptions)
+   * @param progress given when a flush or a follow of the routes' deliveries ends ({@link
+   *     io.lakesink.delivery.FlushWriters#progress}): reading paused for the buffer budget goes on
+   *     at once, not at the end of a poll (one nobody gives: at the end of a poll, as before)
+   */
   public KafkaWorker(
       Map<String, Object> consumerProperties, List<Route> routes, TopicDiscovery discovery, FlushHook hook, Clock clock,
-      Duration assignmentTimeout, long maxBufferBytes) {
-    this(consumerProperties, routes, discovery, hook, clock, assignmentTimeout, maxBufferBytes, DecodePool.forThisMachine());
+      Duration assignmentTimeout, long maxBufferBytes, ProgressSignal progress) {
+    this(consumerProperties, routes, discovery, hook, clock, assignmentTimeout, maxBufferBytes, progress, DecodePool.forThisMachine());
   }
 
   /** @param decoders where records are decoded (tests choose how many threads) */
   KafkaWorker(
       Map<String, Object> consumerProperties, List<Route> routes, TopicDiscovery discovery, FlushHook hook, Clock clock,
-      Duration assignmentTimeout, long maxBufferBytes, DecodePool decoders) {
+      Duration assignmentTimeout, long maxBufferBytes, ProgressSignal progress, DecodePool decoders) {
     Properties props = new Properties();
     props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
@@ -173,6 +181,7 @@ public final class KafkaWorker implements AutoCloseable {
     this.clock = clock;
     this.assignmentTimeout = assignmentTimeout;
     this.maxBufferBytes = maxBufferBytes;
+    this.progress = progress;
     this.outages = new ServiceOutages(clock);
     this.probe = new BrokerProbe(consumer, String.valueOf(props.get(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG)), clock);
   }
@@ -186,6 +195,7 @@ public final class KafkaWorker implements AutoCloseable {
   public void stop() {
     stopping = true;
     consumer.wakeup();
+    progress.signal(); // a poll thread waiting for room ends its wait (its next poll sees the wakeup)
   }
 
   /**
@@ -199,7 +209,7 @@ public final class KafkaWorker implements AutoCloseable {
     try {
       while (!stopping) {
         subscribe(rebalances);
-        ConsumerRecords<byte[], ByteBuffer> records = subscribed.isEmpty() ? idle() : consumer.poll(POLL);
+        ConsumerRecords<byte[], ByteBuffer> records = subscribed.isEmpty() ? idle() : buffersFull ? awaitRoom() : consumer.poll(POLL);
         lastPollMillis = clock.millis();
         // What all tables buffer, summed once per poll and then moved by what each record adds to
         // its own table: summing every table's buffer after every record cost a call per table per
@@ -304,6 +314,23 @@ public final class KafkaWorker implements AutoCloseable {
       // and assigned again, resuming from their tables' logs.
       consumer.subscribe(subscribed, rebalances);
     }
+  }
+
+  /**
+   * Every partition is paused for the budget: waits for a flush or a follow to end (or a poll's
+   * time), then polls without waiting, which keeps the consumer in its group and runs a
+   * rebalance's callbacks as a poll would. A poll of paused partitions would wait its whole time
+   * however soon the flush that makes room ends.
+   */
+  private ConsumerRecords<byte[], ByteBuffer> awaitRoom() {
+    try {
+      progress.await(POLL);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      stopping = true;
+      return ConsumerRecords.empty();
+    }
+    return consumer.poll(Duration.ZERO);
   }
 
   /** No topic to read yet (a pattern that matches nothing so far): wait as a poll would. */
