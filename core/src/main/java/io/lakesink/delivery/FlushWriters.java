@@ -1,7 +1,6 @@
 package io.lakesink.delivery;
 
 import java.util.concurrent.Executor;
-import java.util.concurrent.ThreadPoolExecutor;
 
 /**
  * Where flushes run. The standalone worker writes Parquet and commits on a small pool of writer
@@ -17,21 +16,14 @@ public final class FlushWriters {
   public static final String THREAD_PREFIX = "lakesink-writer-";
 
   private final int threads;
-  private final ThreadPoolExecutor pool;
   /** Given after every flush (and every task run beside them): the poll thread may wait on it for room in its budget. */
   private final ProgressSignal progress = new ProgressSignal();
-  /** {@link #pool}, signalling {@link #progress} after each task. */
-  private final Executor signalling;
+  /** The writer threads, signalling {@link #progress} after each task; null for {@link #SYNCHRONOUS}. */
+  private final Executor pool;
 
   private FlushWriters(int threads) {
     this.threads = threads;
-    if (threads == 0) {
-      this.pool = null;
-      this.signalling = null;
-      return;
-    }
-    this.pool = IdleDaemonPool.create(THREAD_PREFIX, threads);
-    this.signalling = progress.signalling(pool);
+    this.pool = threads == 0 ? null : progress.signalling(IdleDaemonPool.create(THREAD_PREFIX, threads));
   }
 
   /** A pool of its own for one worker's tables. */
@@ -62,7 +54,7 @@ public final class FlushWriters {
   }
 
   Executor executor() {
-    return signalling;
+    return pool;
   }
 
   /**
@@ -80,7 +72,7 @@ public final class FlushWriters {
    */
   public void runBeside(Runnable task) {
     if (pool != null) {
-      signalling.execute(task);
+      pool.execute(task);
     }
   }
 }
