@@ -189,20 +189,39 @@ final class EventBuffer {
    * partition the batch's range ends where this buffer's next event of the partition starts, and
    * what is left starts there: both stay contiguous. A partition with no event left (tombstones
    * only, or all its events taken) goes with the batch, so its commit moves past it.
+   *
+   * <p>Its cost follows the batch, not the buffer: catching up with {@code flush_rows} below what
+   * the budget holds, each flush took a batch off a buffer several times larger, and looking at
+   * every event left (its partition, its heap estimate again) cost the poll thread about as much
+   * per flush as buffering the batch had. The rest's sizes are the buffer's less the batch's, and
+   * the rest is read only until each partition's first event left is found.
    */
   EventBuffer takeFirst(int n) {
     EventBuffer head = new EventBuffer();
     if (n >= events.size()) {
       throw new IllegalArgumentException("takeFirst(" + n + ") of " + events.size() + " events: take the whole buffer");
     }
-    List<ChangeEvent> taken = new ArrayList<>(events.subList(0, n));
-    List<ChangeEvent> rest = new ArrayList<>(events.subList(n, events.size()));
-    Map<SourcePartition, Long> restStarts = new LinkedHashMap<>();
-    for (ChangeEvent e : rest) {
-      restStarts.putIfAbsent(partitionOf(e), e.position().offset());
-    }
+    List<ChangeEvent> taken = events.subList(0, n);
     head.events.addAll(taken);
     head.oldestMillis = oldestMillis;
+    for (ChangeEvent e : head.events) {
+      head.bytes += e.sizeBytes();
+      head.heapBytes += HeapEstimate.of(e);
+    }
+    taken.clear();
+    bytes -= head.bytes;
+    heapBytes -= head.heapBytes;
+    Map<SourcePartition, Long> restStarts = new LinkedHashMap<>();
+    PartitionKeys restKeys = new PartitionKeys();
+    SourcePartition previous = null;
+    for (int i = 0; i < events.size() && restStarts.size() < from.size(); i++) {
+      SourcePosition p = events.get(i).position();
+      SourcePartition key = restKeys.of(p); // the same key along a run of one partition: looked up once per run
+      if (key != previous) {
+        restStarts.putIfAbsent(key, p.offset());
+        previous = key;
+      }
+    }
     for (Map.Entry<SourcePartition, Long> range : from.entrySet()) {
       SourcePartition p = range.getKey();
       Long restStart = restStarts.get(p);
@@ -214,8 +233,6 @@ final class EventBuffer {
         head.next.put(p, new NextOffset(restStart));
       }
     }
-    events.clear();
-    events.addAll(rest);
     for (Map.Entry<SourcePartition, NextOffset> h : head.next.entrySet()) {
       if (restStarts.containsKey(h.getKey())) {
         from.put(h.getKey(), h.getValue().value);
@@ -226,8 +243,6 @@ final class EventBuffer {
     }
     // The events left were read after the batch's: their age is at most the batch's, which keeps
     // them due as soon as the batch was (they came from a buffer that was due).
-    head.recount();
-    recount();
     return head;
   }
 

@@ -56,6 +56,41 @@ class EventBufferTest {
   }
 
   /**
+   * A batch split off carries its events' sizes and the rest keeps the others': the two add up to
+   * what the buffer held, and each equals its own events counted afresh (the rest's are the
+   * buffer's less the batch's, not counted again), also after a failed batch is put back.
+   */
+  @Test
+  void aBatchSplitOffAndTheRestEachHoldTheirOwnEventsSizes() {
+    EventBuffer buffer = new EventBuffer();
+    for (int i = 0; i < 40; i++) {
+      // Rows of different widths, so that no two batches of the same length hold the same size.
+      buffer.add(event("t", i % 3, 100 + i, Operation.UPDATE, 1L, row("id", (long) i, "name", "x".repeat(i))), 1);
+    }
+    long bytes = buffer.bytes();
+    long heap = buffer.heapBytes();
+
+    EventBuffer batch = buffer.takeFirst(15);
+
+    assertEquals(15, batch.size());
+    assertEquals(25, buffer.size());
+    assertEquals(bytes, batch.bytes() + buffer.bytes());
+    assertEquals(heap, batch.heapBytes() + buffer.heapBytes());
+    assertSizesOfItsEvents(batch);
+    assertSizesOfItsEvents(buffer);
+
+    buffer.prepend(batch);
+    assertEquals(bytes, buffer.bytes());
+    assertEquals(heap, buffer.heapBytes());
+    assertSizesOfItsEvents(buffer);
+  }
+
+  private static void assertSizesOfItsEvents(EventBuffer b) {
+    assertEquals(b.events().stream().mapToLong(ChangeEvent::sizeBytes).sum(), b.bytes());
+    assertEquals(b.events().stream().mapToLong(io.lakesink.event.HeapEstimate::of).sum(), b.heapBytes());
+  }
+
+  /**
    * Positions alone (a tombstone read after its delete's batch was taken) make a buffer with
    * something to commit, as old as the first of them; an event read after them does not make it
    * younger, and a failed batch put back in front keeps its own age.
