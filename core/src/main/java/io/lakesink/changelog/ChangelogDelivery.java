@@ -84,9 +84,22 @@ public final class ChangelogDelivery extends BufferedDelivery {
     List<Column> existing = table.columns().orElse(List.of());
     ChangelogRows rows = new ChangelogRows(tableName(), existing, events);
     AppendRequest request = rows.request(events, today, offsets, tableProperties());
-    DeltaTable.PreparedAppend prepared = table.prepareAppend(request);
-    beforeCommit();
-    long version = table.commit(prepared);
+    if (kept != null) {
+      // The kept table's follow of these rows runs beside their write, and commits after it.
+      kept.changelogWriting(table.version(), request.columns(), request.rows());
+    }
+    DeltaTable.PreparedAppend prepared;
+    long version;
+    try {
+      prepared = table.prepareAppend(request);
+      beforeCommit();
+      version = table.commit(prepared);
+    } catch (RuntimeException | Error e) {
+      if (kept != null) {
+        kept.changelogWriteFailed();
+      }
+      throw e;
+    }
     if (kept != null) {
       // The rows just written go to the kept table's follow in memory: it need not read them back.
       kept.changelogCommitted(version, prepared.addedDataFiles(), request.columns(), request.rows());

@@ -49,7 +49,11 @@ final class ChangelogChanges implements LatestChanges.Reading<Object[]> {
   private static final String TRUNCATE = Operation.TRUNCATE.code();
 
   private final String label;
-  private final PositionedRowReader reader;
+  private final DeltaTable changelog;
+  /** The changelog's columns read from its files (all but the ingest date). */
+  private final List<String> read;
+  /** Made at the first file read: rows handed over (or being written) need none. */
+  private PositionedRowReader reader;
   private final RowSchema schema;
   /** Where each source column, and each metadata column read, sits in a row read. */
   private final int[] sourceSlots;
@@ -101,8 +105,8 @@ final class ChangelogChanges implements LatestChanges.Reading<Object[]> {
       shared[i] = new SharedStrings();
     }
     // Every column but the ingest date: a partition value, not in the files, and not needed.
-    List<String> read = names.stream().filter(n -> !ChangelogColumns.PARTITION_COLUMNS.contains(n)).toList();
-    this.reader = changelog.positionedReader(columns, read);
+    this.read = names.stream().filter(n -> !ChangelogColumns.PARTITION_COLUMNS.contains(n)).toList();
+    this.changelog = changelog;
   }
 
   /**
@@ -119,6 +123,9 @@ final class ChangelogChanges implements LatestChanges.Reading<Object[]> {
       return;
     }
     filesRead++;
+    if (reader == null) {
+      reader = changelog.positionedReader(columns, read);
+    }
     reader.forEach(file, (row, position) -> sink.accept(shareStrings(row)));
   }
 
@@ -175,6 +182,11 @@ final class ChangelogChanges implements LatestChanges.Reading<Object[]> {
   @Override
   public long heapBytes(Object[] row) {
     return HeapEstimate.ofEventAt(row, sourceSlots);
+  }
+
+  /** Whether {@code rows}, aligned with {@code rowColumns}, give the changes their file's rows would when read back. */
+  boolean readBackEqual(List<Column> rowColumns, List<Object[]> rows) {
+    return sameAsReadBack(new WrittenRows.Written(-1, rowColumns, rows));
   }
 
   /**

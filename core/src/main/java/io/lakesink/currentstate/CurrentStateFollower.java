@@ -3,6 +3,7 @@ package io.lakesink.currentstate;
 import io.lakesink.maintenance.StepGate;
 import java.time.Duration;
 import java.util.concurrent.Executor;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,6 +22,11 @@ import org.slf4j.LoggerFactory;
  * held and released the gate), so neither can keep the other out for longer than one piece of
  * work. Between two steps a follow gets its turn: the maintenance runner waits for a commit of the
  * table before the next step while the follower is {@link #behind}.
+ *
+ * <p>A changelog commit's follow usually starts before the commit, beside the write of its rows
+ * ({@link #startNow}, {@link CurrentStateTable#followEarly}): it needs the follower idle, and it
+ * commits once the changelog's commit has landed; when it cannot apply the commit, an ordinary
+ * follow starts right after it.
  *
  * <p>{@link #stop} ends it for good (the worker stops: the next start catches up from the
  * table's log); {@link #pause} while this worker writes none of the changelog's partitions (a
@@ -65,7 +71,10 @@ public final class CurrentStateFollower implements StepGate {
     pending = false;
     running = true;
     try {
-      executor.execute(this::run);
+      executor.execute(() -> run(() -> {
+        table.follow(); // records its own failures; the next wake tries again
+        return true;
+      }));
     } catch (RuntimeException e) {
       running = false;
       pending = true; // tried again at the next wake
@@ -73,17 +82,43 @@ public final class CurrentStateFollower implements StepGate {
     }
   }
 
-  private void run() {
+  /**
+   * Starts {@code follow} now as the table's next follow, if the follower is idle: no follow runs
+   * or waits, no optimize step of the table holds it or waits for it, not paused or stopped. When
+   * {@code follow} returns false (it could not apply what it was given), an ordinary follow is
+   * asked for and starts right after it.
+   *
+   * @return whether it started
+   */
+  public synchronized boolean startNow(BooleanSupplier follow) {
+    if (busy() || paused) {
+      return false;
+    }
+    running = true;
     try {
-      table.follow(); // records its own failures; the next wake tries again
+      executor.execute(() -> run(follow));
+      return true;
+    } catch (RuntimeException e) {
+      running = false;
+      return false;
+    }
+  }
+
+  private void run(BooleanSupplier follow) {
+    boolean done = false;
+    try {
+      done = follow.getAsBoolean();
     } finally {
       synchronized (this) {
+        pending |= !done;
         running = false;
         notifyAll();
         startIfDue();
       }
     }
   }
+
+
 
   /**
    * Whether a wake now would not start a follow at once: one runs or waits (for the one that runs,

@@ -22,6 +22,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -89,6 +93,11 @@ public final class CurrentStateTable {
    * write per row read was a cost of its own, and the worker's budget needs no finer figure.
    */
   private static final int PUBLISH_EVERY = 1024;
+  /**
+   * How long an early follow waits for the changelog's commit of the rows it applied: far longer
+   * than a flush takes (the writer always answers, committed or failed); a backstop only.
+   */
+  static final Duration EARLY_FOLLOW_WAIT = Duration.ofMinutes(10);
   /** Commits of the table looked at, at start, for another engine's writes. */
   static final int LOG_LOOKBACK = 50;
   private static final int ATTEMPTS = 5;
@@ -140,6 +149,8 @@ public final class CurrentStateTable {
   private final WrittenRows written = new WrittenRows(MAX_ROWS_PER_COMMIT);
   /** What the last follow that applied changes took from handed-over rows and read from the changelog. */
   private volatile FilesApplied lastApplied = new FilesApplied(0, 0);
+  /** Follows this object committed beside the changelog's write of their rows ({@link #followEarly}). */
+  private volatile long earlyFollows;
   /** What the follow that runs holds on the heap, estimated; 0 between follows. */
   private volatile long heldHeapBytes;
   /** Keys the last commit's changes had: what the next one's reduction is sized for (commits of a busy table are alike). */
@@ -268,17 +279,116 @@ public final class CurrentStateTable {
       heldHeapBytes = chunk.heapBytes() + chunk.changes().size() * MERGE_BYTES_PER_CHANGE;
       ChangeApplication.Applied applied = application.apply(changelog, files, chunk.changes(), truncatedAt,
           floor -> offsets(from, next, floor), () -> hook.at(name, Step.BEFORE_COMMIT));
-      lastWritten = applied.version();
-      commits++;
+      committed(applied, next);
       truncatedAt = applied.truncatedAt();
-      reflected = next;
-      writtenReflects = next;
-      writtenTruncate = truncatedAt;
     } while (i < added.size());
     written.forgetThrough(latest);
     lastApplied = new FilesApplied(changes.filesHanded, changes.filesRead);
     caughtUp();
     log.debug("Current-state table {} reflects version {} of its changelog ({} files applied)", name, latest, added.size());
+  }
+
+  /**
+   * An <em>early</em> follow: applies the rows the changelog is writing as its version {@code
+   * base + 1} while they are written, on the follower's thread beside the changelog's writer, and
+   * commits once that commit has landed. A flush, then its follow, ran one after the other (each
+   * holding the worker's buffer budget, so reading waited through both) while the second core had
+   * little to do; now they overlap, and only the table's commit waits for the changelog's.
+   *
+   * <p>Exactly once as a follow: the table's commit records {@code base + 1} fenced on {@code base},
+   * and it is made only when {@code landed} gives exactly {@code base + 1} (the rows' commit, with
+   * no other commit of the changelog before it). It is not started unless the table reflects
+   * {@code base} through this object's own last commit and the changelog as this object last read
+   * it is at {@code base}; and the rows must read back from the file as they are (the hand-over's
+   * rule, {@link ChangelogChanges}). Anything else (the changelog's commit failed or landed at
+   * another version, another writer came first) abandons it before its commit: its files stay
+   * orphans as any failed commit's do, and the ordinary follow applies the version instead.
+   *
+   * @param base the changelog's version before the rows' commit
+   * @param columns the changelog's columns the rows are aligned with (the commit's, a new column included)
+   * @param rows the rows being written, never changed afterwards
+   * @param landed the version the rows' commit landed at; -1 when it failed
+   * @return whether it took care of version {@code base + 1}: the table reflects it, or it failed
+   *     as a follow fails (recorded; tried again at the next wake, or stopped for a refusal). False:
+   *     it was not applied here (not eligible, or given up before the commit), and an ordinary
+   *     follow applies it now
+   */
+  public synchronized boolean followEarly(long base, List<Column> columns, List<Object[]> rows, Future<Long> landed) {
+    if (refused != null) {
+      return true; // stopped: no follow applies anything until an operator releases the table
+    }
+    try {
+      target.refresh();
+      checkOwned();
+      if (changelog.version() < base) {
+        changelog.refresh(); // its files at the base are where the merge looks up deletes, as a follow of it would
+      }
+      if (lastWritten < 0 || target.version() != lastWritten || writtenReflects != base || changelog.version() != base) {
+        return false; // not current through our own commit: the ordinary follow looks at the logs
+      }
+      ChangelogChanges changes = new ChangelogChanges(name, changelog, columns, key, null);
+      if (!changes.readBackEqual(columns, rows)) {
+        return false;
+      }
+      LatestChanges<Object[]> reduced = new LatestChanges<>(changes, lastChunkKeys);
+      rows.forEach(row -> reduce(reduced, row));
+      List<ChangeEvent> applied = keptChanges(changes, reduced);
+      heldHeapBytes = reduced.heapBytes() + applied.size() * MERGE_BYTES_PER_CHANGE;
+      long next = base + 1;
+      ChangeApplication.Applied done = application.apply(changelog, changelog.files(), applied, writtenTruncate,
+          floor -> offsets(base, next, floor), () -> {
+            if (landedAt(landed) != next) {
+              throw new ChangeApplication.NotCommitted("the changelog's commit did not land as version " + next);
+            }
+            hook.at(name, Step.BEFORE_COMMIT);
+          });
+      committed(done, next);
+      lastApplied = new FilesApplied(1, 0);
+      earlyFollows++;
+      problem = null;
+      caughtUp();
+      log.debug("Current-state table {} reflects version {} of its changelog (applied while it was written)", name, next);
+      return true;
+    } catch (ChangeApplication.NotCommitted e) {
+      log.debug("Current-state table {}: {}; the next follow reads it", name, e.getMessage());
+      return false;
+    } catch (CommitConflictException | CommitFencedException raced) {
+      log.debug("Current-state table {}: another commit came first ({}); the next follow reads again", name, raced.getMessage());
+      return false;
+    } catch (TableFailureException e) {
+      refused = e;
+      log.error("Current-state table {} stopped (the changelog keeps flowing): {}", name, e.getMessage());
+      return true;
+    } catch (RuntimeException e) {
+      // A failed follow, as an ordinary one's: recorded, and tried again at the next wake.
+      problem = e.toString();
+      log.warn("Current-state table {} could not be brought up to version {} of its changelog yet (tried again after the"
+          + " next changelog commit): {}", name, base + 1, e.toString());
+      return true;
+    } finally {
+      heldHeapBytes = 0;
+    }
+  }
+
+  /** This object committed {@code applied} to the table, reflecting changelog version {@code reflects}. */
+  private void committed(ChangeApplication.Applied applied, long reflects) {
+    lastWritten = applied.version();
+    commits++;
+    reflected = reflects;
+    writtenReflects = reflects;
+    writtenTruncate = applied.truncatedAt();
+  }
+
+  /** The version the changelog's commit landed at, waited for; -1 when it failed or never came. */
+  private static long landedAt(Future<Long> landed) {
+    try {
+      return landed.get(EARLY_FOLLOW_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return -1;
+    } catch (ExecutionException | TimeoutException e) {
+      return -1;
+    }
   }
 
   /** The changes one commit applies, what they hold on the heap, and the index of the first file left for the next one. */
@@ -297,19 +407,28 @@ public final class CurrentStateTable {
         || !order.mayEndBefore(added.subList(i, added.size())))) {
       changes.read(added.get(i++), row -> {
         order.applying(changes.partition(row), changes.offset(row));
-        chunk.add(row);
-        if ((chunk.added() & (PUBLISH_EVERY - 1)) == 0) {
-          heldHeapBytes = chunk.heapBytes();
-        }
+        reduce(chunk, row);
       });
       heldHeapBytes = chunk.heapBytes();
     }
+    return new Chunk(keptChanges(changes, chunk), chunk.heapBytes(), i);
+  }
+
+  /** Adds a changelog row to a reduction, and now and then what it holds to {@link #heldHeapBytes}. */
+  private void reduce(LatestChanges<Object[]> chunk, Object[] row) {
+    chunk.add(row);
+    if ((chunk.added() & (PUBLISH_EVERY - 1)) == 0) {
+      heldHeapBytes = chunk.heapBytes();
+    }
+  }
+
+  /** The changes a reduction kept, as change events: only the rows kept become changes. */
+  private List<ChangeEvent> keptChanges(ChangelogChanges changes, LatestChanges<Object[]> chunk) {
     lastChunkKeys = chunk.keys();
-    // Only the rows kept become changes.
     List<Object[]> kept = chunk.changes();
     List<ChangeEvent> applied = new ArrayList<>(kept.size());
     kept.forEach(row -> applied.add(changes.change(row)));
-    return new Chunk(applied, chunk.heapBytes(), i);
+    return applied;
   }
 
   /**
@@ -364,6 +483,11 @@ public final class CurrentStateTable {
   /** Lets go of the rows handed over and not applied yet (no follow will run here soon). */
   void forgetWritten() {
     written.forgetThrough(Long.MAX_VALUE);
+  }
+
+  /** Follows committed beside the changelog's write of their rows. */
+  long earlyFollows() {
+    return earlyFollows;
   }
 
   /** Changelog files a follow applied from the rows handed over, and files it read back. */

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,6 +35,8 @@ public final class KeptTableUpkeep {
   private static final Logger log = LoggerFactory.getLogger(KeptTableUpkeep.class);
   /** How often a kept table that is behind (a failed follow, a catch-up at start) is tried from the worker's loop. */
   static final long FOLLOW_RETRY_MILLIS = 10_000;
+  /** What an early follow that ended without the changelog's commit leaves in its place, for the writer. */
+  private static final long GAVE_UP = Long.MIN_VALUE;
   /** How often a quarantined kept table looks for an operator's release (as a worker does for its tables). */
   static final long RELEASE_CHECK_MILLIS = 10_000;
   /** How long a stop waits for the kept table's follows before abandoning one (the next start catches up). */
@@ -55,6 +58,12 @@ public final class KeptTableUpkeep {
   /** Whether the kept table's current refusal is recorded; then an operator's release lets it follow again. */
   private boolean recorded;
   private long nextReleaseCheck;
+  /**
+   * Where the changelog's writer hands the outcome of the commit being written to the early follow
+   * of its rows; null when none runs. Set and cleared by the changelog's writer (one flush at a
+   * time), volatile as writer threads take turns.
+   */
+  private volatile CompletableFuture<Long> landing;
 
   /** @param subscription the changelog's subscription (its key, its quarantine settings) */
   public KeptTableUpkeep(CurrentStateTable kept, Subscription subscription, DeliveryContext context) {
@@ -93,12 +102,55 @@ public final class KeptTableUpkeep {
    * would raise the heap a worker needs; the follow after it reads the file.
    */
   public void changelogCommitted(long version, List<String> dataFiles, List<Column> columns, List<Object[]> rows) {
+    CompletableFuture<Long> early = landing;
+    if (early != null) {
+      landing = null;
+      kept.changelogCommitted(version); // before the early follow may commit: it is behind until then
+      if (early.complete(version)) {
+        return; // taken: it commits, or asks for an ordinary follow, which reads the file
+      }
+      // It gave up before the commit landed: the commit is followed as any other.
+    }
     if (follower.busy() || kept.refusal().isPresent()) {
       kept.changelogCommitted(version);
     } else {
       kept.changelogCommitted(version, dataFiles, columns, rows);
     }
     follower.wake();
+  }
+
+  /**
+   * The changelog is about to write {@code rows} (aligned with {@code columns}) as the commit after
+   * {@code baseVersion}: when the follower is idle and the table current, its follow of them starts
+   * now, beside the write, and commits once the changelog's commit lands ({@link
+   * CurrentStateTable#followEarly}). The writer then tells how the commit ended: {@link
+   * #changelogCommitted(long, List, List, List)} or {@link #changelogWriteFailed()}.
+   */
+  public void changelogWriting(long baseVersion, List<Column> columns, List<Object[]> rows) {
+    if (baseVersion < 0 || kept.refusal().isPresent() || kept.progress().lagVersions() > 0) {
+      return;
+    }
+    CompletableFuture<Long> landed = new CompletableFuture<>();
+    landing = landed;
+    boolean started = follower.startNow(() -> {
+      try {
+        return kept.followEarly(baseVersion, columns, rows, landed);
+      } finally {
+        landed.complete(GAVE_UP); // unless the commit's outcome came first: then the writer leaves the commit to it
+      }
+    });
+    if (!started) {
+      landing = null;
+    }
+  }
+
+  /** The write announced by {@link #changelogWriting} did not commit: its early follow gives up. */
+  public void changelogWriteFailed() {
+    CompletableFuture<Long> early = landing;
+    if (early != null) {
+      landing = null;
+      early.complete(-1L);
+    }
   }
 
   /**

@@ -62,6 +62,17 @@ public final class ChangeApplication {
     this.properties = Map.copyOf(properties);
   }
 
+  /**
+   * Thrown by an application's {@code beforeCommit} to give it up just before its commit: nothing
+   * of it lands (its files stay orphans, as a failed commit's do), and what this object knows of
+   * the changelog's deletes stays whole.
+   */
+  public static class NotCommitted extends RuntimeException {
+    public NotCommitted(String message) {
+      super(message, null, false, false);
+    }
+  }
+
   /** The outcome of one application: the version committed, and the latest truncate the table now reflects. */
   public record Applied(long version, ChangeOrder truncatedAt) {}
 
@@ -72,7 +83,8 @@ public final class ChangeApplication {
    * @param changelogFiles its files at that version (where deletes are looked up)
    * @param truncatedAt the latest truncate the table reflects already, or null
    * @param offsets the commit's transaction identifiers, given the latest truncate it will reflect
-   * @param beforeCommit run once the files are written, just before the commit
+   * @param beforeCommit run once the files are written, just before the commit; it may throw
+   *     {@link NotCommitted} to give the application up
    * @throws io.lakesink.delta.CommitFencedException when the table already reflects later changes
    * @throws io.lakesink.delta.CommitConflictException when another writer committed meanwhile
    */
@@ -81,6 +93,8 @@ public final class ChangeApplication {
       Function<ChangeOrder, CommitOffsets> offsets, Runnable beforeCommit) {
     try {
       return applyOnce(changelog, changelogFiles, events, truncatedAt, offsets, beforeCommit);
+    } catch (NotCommitted e) {
+      throw e; // given up before the commit: nothing landed
     } catch (RuntimeException e) {
       known.notWhole(); // its commit may have landed without its deletes folded in
       throw e;

@@ -4,6 +4,7 @@ import static io.lakesink.testing.Events.event;
 import static io.lakesink.testing.Events.row;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.delta.kernel.engine.Engine;
@@ -76,6 +77,10 @@ class CurrentStateFollowerTest {
   }
 
   ChangelogDelivery delivery() {
+    return delivery(context);
+  }
+
+  ChangelogDelivery delivery(DeliveryContext context) {
     CurrentStateTable kept = new CurrentStateTable("t", new DeltaTable(engine, storage.tableLocation("t_APPEND")),
         new DeltaTable(engine, storage.tableLocation("t")), KEY, (table, step) -> {
           int n = follows.incrementAndGet();
@@ -152,6 +157,40 @@ class CurrentStateFollowerTest {
     assertEquals(changelogVersion(), progress(d).reflectedVersion());
     assertEquals("current", progress(d).state());
     assertEquals(0, progress(d).lagVersions());
+  }
+
+  /**
+   * A commit's follow runs beside the changelog's write of its rows, and commits only once that
+   * commit landed: when the changelog's commit fails, the table is left as it was, with no commit
+   * claiming rows the changelog never committed.
+   */
+  @Test
+  void aFollowBesideTheChangelogsWriteCommitsOnlyWhatTheChangelogCommitted() {
+    AtomicInteger changelogCommits = new AtomicInteger();
+    ChangelogDelivery d = delivery(context.withHook((table, step) -> {
+      if (step == io.lakesink.delivery.FlushStep.BEFORE_COMMIT && changelogCommits.incrementAndGet() == 3) {
+        throw new IllegalStateException("injected failure of the changelog's commit");
+      }
+    }));
+    CurrentStateTable kept = d.keptTable().orElseThrow();
+    commit(d, 0, Operation.CREATE, 1, "a");
+    followed(d);
+    commit(d, 1, Operation.CREATE, 2, "b");
+    followed(d);
+    assertEquals(1, kept.earlyFollows(), "the second commit was followed beside its write (the first made the table)");
+    assertEquals(Map.of(1L, "a", 2L, "b"), kept());
+    long changelogBefore = changelogVersion();
+    long tableBefore = new DeltaTable(engine, storage.tableLocation("t")).version();
+    d.accept(event("t", 0, 2, Operation.UPDATE, 12L, row("id", 1L, "v", "a2")));
+    assertThrows(RuntimeException.class, d::flush, "the changelog's third commit fails");
+    followed(d);
+    assertEquals(changelogBefore, changelogVersion(), "nothing of it landed");
+    assertEquals(tableBefore, new DeltaTable(engine, storage.tableLocation("t")).version(),
+        "the follow beside it committed nothing either");
+    assertEquals(Map.of(1L, "a", 2L, "b"), kept(), "the table holds no row the changelog does not");
+    assertEquals(view(), kept());
+    assertEquals(1, kept.earlyFollows());
+    assertEquals(changelogBefore, progress(d).reflectedVersion());
   }
 
   @Test

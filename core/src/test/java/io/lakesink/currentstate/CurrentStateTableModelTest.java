@@ -3,6 +3,7 @@ package io.lakesink.currentstate;
 import static io.lakesink.testing.Events.event;
 import static io.lakesink.testing.Events.row;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lakesink.changelog.ChangelogDelivery;
@@ -25,6 +26,7 @@ import io.lakesink.testing.ChangeModel;
 import io.lakesink.view.CurrentState;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -148,7 +150,25 @@ public class CurrentStateTableModelTest {
     check(seed, STRING_KEY);
   }
 
+  /**
+   * The same streams with the follower's thread running, as in the worker: each commit's follow
+   * starts beside the changelog's write of its rows and commits once that commit landed ({@link
+   * CurrentStateTable#followEarly}), or, when it cannot (the changelog optimized in between, a
+   * restart), an ordinary follow applies the commit after it; crashes hit whichever follow commits.
+   */
+  @ParameterizedTest
+  // Seeds whose runs crash, optimize the changelog and follow beside the write each at least once.
+  @ValueSource(ints = {1, 3, 4, 6, 7, 9})
+  void theTableEqualsTheViewWhenEachFollowRunsBesideItsWrite(int seed) {
+    check(seed, seed % 2 == 0 ? STRING_KEY : KEY, true);
+  }
+
   private void check(int seed, List<String> key) {
+    check(seed, key, false);
+  }
+
+  /** @param beside whether the follower's thread follows each commit as the worker's does, beside the write */
+  private void check(int seed, List<String> key, boolean beside) {
     Random random = new Random(seed);
     List<ChangeEvent> events = stream(random, 160, key.equals(STRING_KEY));
     LocalStorage storage = new LocalStorage(dir, "lakesink");
@@ -157,7 +177,7 @@ public class CurrentStateTableModelTest {
     Subscription subscription = new Subscription("t", "t", DeliveryMode.CHANGELOG, key, SourceFormat.JSON, true);
     // Half the runs hand each commit's rows to the follower in memory, as the worker does
     // (WrittenRows); the others read every file back.
-    boolean handOver = random.nextBoolean();
+    boolean handOver = random.nextBoolean() || beside;
     boolean[] crashNext = {false};
     CurrentStateTable.Hook hook = (table, step) -> {
       if (crashNext[0]) {
@@ -166,8 +186,9 @@ public class CurrentStateTableModelTest {
       }
     };
     CurrentStateTable follower = follower(engine, storage, hook, random, key);
-    ChangelogDelivery delivery = delivery(subscription, engine, storage, context, handOver ? follower : null);
+    ChangelogDelivery delivery = delivery(subscription, engine, storage, context, handOver ? follower : null, beside);
     int handed = 0;
+    long early = 0;
     int crashes = 0;
     int steps = 0;
     int optimized = 0;
@@ -177,7 +198,17 @@ public class CurrentStateTableModelTest {
       for (int j = 0; j < batch && i < events.size(); j++, i++) {
         delivery.accept(events.get(i));
       }
+      boolean crashing = false;
+      if (beside) {
+        crashNext[0] = random.nextInt(4) == 0;
+        crashing = crashNext[0];
+      }
+      long earlyBefore = follower.earlyFollows();
       delivery.flush();
+      if (beside) {
+        assertTrue(delivery.keptFollower().orElseThrow().awaitIdle(Duration.ofMinutes(2)), "the follows end");
+        early += follower.earlyFollows() - earlyBefore;
+      }
       if (random.nextInt(6) == 0) {
         // The changelog's maintenance packs its files (dataChange false): rows the table reflects
         // already and rows it does not may now share a file.
@@ -185,17 +216,31 @@ public class CurrentStateTableModelTest {
             MaintenanceSettings.DEFAULT, Clock.systemUTC(), line -> {}).optimize(false);
         optimized++;
       }
-      if (random.nextInt(4) == 0 && i < events.size()) {
+      if (!beside && random.nextInt(4) == 0 && i < events.size()) {
         continue; // the follower falls behind: the next follow applies several changelog commits
       }
-      crashNext[0] = random.nextInt(4) == 0;
-      boolean crashing = crashNext[0];
-      boolean current = follower.follow();
+      boolean current;
+      if (beside) {
+        // The follower's thread has followed the commit already (or failed at the crash): this
+        // follow has nothing left to apply, unless the crash was that follow's.
+        if (crashing) {
+          assertFalse(crashNext[0], "the crash hit the follow of the commit");
+          assertEquals("retrying", follower.progress().state(), "the crash is a failure of this follow");
+        }
+        crashNext[0] = false;
+        current = follower.follow();
+      } else {
+        crashNext[0] = random.nextInt(4) == 0;
+        crashing = crashNext[0];
+        current = follower.follow();
+        if (crashing) {
+          assertEquals("retrying", follower.progress().state(), "the crash is a failure of this follow");
+        }
+      }
       if (crashing) {
-        assertEquals("retrying", follower.progress().state(), "the crash is a failure of this follow");
         crashes++;
         follower = follower(engine, storage, hook, random, key); // the worker restarts: fresh handles, nothing in memory
-        delivery = delivery(subscription, engine, storage, context, handOver ? follower : null);
+        delivery = delivery(subscription, engine, storage, context, handOver ? follower : null, beside);
         current = follower.follow();
       }
       handed += follower.lastApplied().handed();
@@ -213,6 +258,9 @@ public class CurrentStateTableModelTest {
     assertTrue(crashes > 0 && steps > crashes, "crashes " + crashes + " in " + steps + " steps");
     assertTrue(optimized > 0, "the changelog was optimized between follows");
     assertEquals(handOver, handed > 0, "files applied from the rows handed over: " + handed);
+    if (beside) {
+      assertTrue(early > 0, "commits followed beside their write: " + early + " of " + steps);
+    }
   }
 
   /**
@@ -220,13 +268,17 @@ public class CurrentStateTableModelTest {
    * worker's does, and the test calls its follows itself (the follower thread is paused).
    */
   private static ChangelogDelivery delivery(Subscription subscription, io.delta.kernel.engine.Engine engine, LocalStorage storage,
-      DeliveryContext context, CurrentStateTable kept) {
+      DeliveryContext context, CurrentStateTable kept, boolean followerRuns) {
     DeltaTable changelog = new DeltaTable(engine, storage.tableLocation("t_APPEND"));
     if (kept == null) {
       return new ChangelogDelivery(subscription, changelog, context);
     }
     ChangelogDelivery delivery = new ChangelogDelivery(subscription, changelog, null, context, kept);
-    delivery.keptFollower().orElseThrow().pause();
+    if (!followerRuns) {
+      delivery.keptFollower().orElseThrow().pause();
+    } else {
+      delivery.keptFollower().orElseThrow().resume();
+    }
     return delivery;
   }
 
