@@ -26,6 +26,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -306,14 +307,15 @@ public final class CurrentStateTable {
    *
    * @param base the changelog's version before the rows' commit
    * @param columns the changelog's columns the rows are aligned with (the commit's, a new column included)
-   * @param rows the rows being written, never changed afterwards
+   * @param rows the rows being written (never changed afterwards), taken out of it once read
    * @param landed the version the rows' commit landed at; -1 when it failed
    * @return whether it took care of version {@code base + 1}: the table reflects it, or it failed
    *     as a follow fails (recorded; tried again at the next wake, or stopped for a refusal). False:
    *     it was not applied here (not eligible, or given up before the commit), and an ordinary
    *     follow applies it now
    */
-  public synchronized boolean followEarly(long base, List<Column> columns, List<Object[]> rows, Future<Long> landed) {
+  public synchronized boolean followEarly(
+      long base, List<Column> columns, AtomicReference<List<Object[]>> rows, Future<Long> landed) {
     if (refused != null) {
       return true; // stopped: no follow applies anything until an operator releases the table
     }
@@ -327,15 +329,13 @@ public final class CurrentStateTable {
         return false; // not current through our own commit: the ordinary follow looks at the logs
       }
       ChangelogChanges changes = new ChangelogChanges(name, changelog, columns, key, null);
-      if (!changes.readBackEqual(columns, rows)) {
+      Chunk chunk = reduced(changes, columns, rows);
+      if (chunk == null) {
         return false;
       }
-      LatestChanges<Object[]> reduced = new LatestChanges<>(changes, lastChunkKeys);
-      rows.forEach(row -> reduce(reduced, row));
-      List<ChangeEvent> applied = keptChanges(changes, reduced);
-      heldHeapBytes = reduced.heapBytes() + applied.size() * MERGE_BYTES_PER_CHANGE;
+      heldHeapBytes = chunk.heapBytes() + chunk.changes().size() * MERGE_BYTES_PER_CHANGE;
       long next = base + 1;
-      ChangeApplication.Applied done = application.apply(changelog, changelog.files(), applied, writtenTruncate,
+      ChangeApplication.Applied done = application.apply(changelog, changelog.files(), chunk.changes(), writtenTruncate,
           floor -> offsets(base, next, floor), () -> {
             if (landedAt(landed) != next) {
               throw new ChangeApplication.NotCommitted("the changelog's commit did not land as version " + next);
@@ -412,6 +412,22 @@ public final class CurrentStateTable {
       heldHeapBytes = chunk.heapBytes();
     }
     return new Chunk(keptChanges(changes, chunk), chunk.heapBytes(), i);
+  }
+
+  /**
+   * The changes of the rows being written, reduced; null when a key value would not read back
+   * equal from the file. Takes the rows out of {@code holder}, and is a method of its own: the
+   * reduction's map and the rows it dropped (half of a busy table's) are garbage before the merge
+   * starts, as in {@link #nextChunk}, not held by the follow until its commit.
+   */
+  private Chunk reduced(ChangelogChanges changes, List<Column> columns, AtomicReference<List<Object[]>> holder) {
+    List<Object[]> rows = holder.getAndSet(null);
+    if (rows == null || !changes.readBackEqual(columns, rows)) {
+      return null;
+    }
+    LatestChanges<Object[]> chunk = new LatestChanges<>(changes, lastChunkKeys);
+    rows.forEach(row -> reduce(chunk, row));
+    return new Chunk(keptChanges(changes, chunk), chunk.heapBytes(), rows.size());
   }
 
   /** Adds a changelog row to a reduction, and now and then what it holds to {@link #heldHeapBytes}. */

@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -132,9 +133,11 @@ public final class KeptTableUpkeep {
     }
     CompletableFuture<Long> landed = new CompletableFuture<>();
     landing = landed;
+    // Handed in a holder the follow empties: the rows it does not keep are not held until its commit.
+    AtomicReference<List<Object[]>> handed = new AtomicReference<>(rows);
     boolean started = follower.startNow(() -> {
       try {
-        return kept.followEarly(baseVersion, columns, rows, landed);
+        return kept.followEarly(baseVersion, columns, handed, landed);
       } finally {
         landed.complete(GAVE_UP); // unless the commit's outcome came first: then the writer leaves the commit to it
       }
