@@ -118,8 +118,6 @@ public final class CurrentStateFollower implements StepGate {
     }
   }
 
-
-
   /**
    * Whether a wake now would not start a follow at once: one runs or waits (for the one that runs,
    * or for an optimize step of the table), or the follower stopped. A changelog commit hands its

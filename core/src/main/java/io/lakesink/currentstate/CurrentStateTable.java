@@ -427,7 +427,7 @@ public final class CurrentStateTable {
     }
     LatestChanges<Object[]> chunk = new LatestChanges<>(changes, lastChunkKeys);
     rows.forEach(row -> reduce(chunk, row));
-    return new Chunk(keptChanges(changes, chunk), chunk.heapBytes(), rows.size());
+    return new Chunk(keptChanges(changes, chunk), chunk.heapBytes(), 1); // as the one file they are written to
   }
 
   /** Adds a changelog row to a reduction, and now and then what it holds to {@link #heldHeapBytes}. */
