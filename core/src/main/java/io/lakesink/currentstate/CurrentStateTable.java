@@ -219,13 +219,10 @@ public final class CurrentStateTable {
         }
       }
     } catch (TableFailureException e) {
-      refused = e;
-      log.error("Current-state table {} stopped (the changelog keeps flowing): {}", name, e.getMessage());
+      stop(e);
       return false;
     } catch (RuntimeException e) {
-      problem = e.toString();
-      log.warn("Current-state table {} could not be brought up to version {} of its changelog yet (tried again after the"
-          + " next changelog commit): {}", name, changelogVersion, e.toString());
+      failed(changelogVersion, e);
       return false;
     }
   }
@@ -356,18 +353,21 @@ public final class CurrentStateTable {
       log.debug("Current-state table {}: another commit came first ({}); the next follow reads again", name, raced.getMessage());
       return false;
     } catch (TableFailureException e) {
-      refused = e;
-      log.error("Current-state table {} stopped (the changelog keeps flowing): {}", name, e.getMessage());
+      stop(e);
       return true;
     } catch (RuntimeException e) {
-      // A failed follow, as an ordinary one's: recorded, and tried again at the next wake.
-      problem = e.toString();
-      log.warn("Current-state table {} could not be brought up to version {} of its changelog yet (tried again after the"
-          + " next changelog commit): {}", name, base + 1, e.toString());
+      failed(base + 1, e); // as an ordinary follow's failure: tried again at the next wake
       return true;
     } finally {
       heldHeapBytes = 0;
     }
+  }
+
+  /** A follow toward changelog version {@code version} failed: recorded ({@code retrying}), tried again at the next wake. */
+  private void failed(long version, RuntimeException e) {
+    problem = e.toString();
+    log.warn("Current-state table {} could not be brought up to version {} of its changelog yet (tried again after the"
+        + " next changelog commit): {}", name, version, e.toString());
   }
 
   /** This object committed {@code applied} to the table, reflecting changelog version {@code reflects}. */
