@@ -491,6 +491,16 @@ public final class CurrentStateTable {
     return application.deleteLookupsAnswered();
   }
 
+  /** Files of the table the last commit's merge read (to find the rows it replaces, or where its keys are). */
+  int tableFilesRead() {
+    return application.targetFilesRead();
+  }
+
+  /** Whether the last commit's merge found the rows it replaces without reading the table's files. */
+  boolean rowsLocated() {
+    return application.targetRowsLocated();
+  }
+
   /** Rows handed over and not applied yet. */
   long heldRows() {
     return written.heldRows();

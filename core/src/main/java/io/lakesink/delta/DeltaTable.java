@@ -447,16 +447,26 @@ public final class DeltaTable {
       return base.getVersion();
     }
 
-    /** Writes these rows (aligned with the request's columns) as new data files of the commit. */
-    public void write(List<Object[]> rows) {
+    /**
+     * Writes these rows (aligned with the request's columns) as new data files of the commit.
+     *
+     * @return the files written, in the order the rows fill them
+     */
+    public List<WrittenFile> write(List<Object[]> rows) {
       if (rows.isEmpty()) {
-        return;
+        return List.of();
       }
       List<Row> written = writeFiles(txnState, request, rows);
       synchronized (this) {
         adds.addAll(written);
         rowsWritten += rows.size();
       }
+      List<WrittenFile> files = new ArrayList<>(written.size());
+      for (Row action : written) {
+        AddFile add = new AddFile(action.getStruct(action.getSchema().indexOf("add")));
+        files.add(new WrittenFile(add.getPath(), FileStats.of(add, null).physicalRows()));
+      }
+      return files;
     }
 
     /**

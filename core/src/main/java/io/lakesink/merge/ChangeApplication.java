@@ -5,7 +5,9 @@ import io.lakesink.delivery.RowLayout;
 import io.lakesink.delta.AppendRequest;
 import io.lakesink.delta.CommitOffsets;
 import io.lakesink.delta.DeltaTable;
+import io.lakesink.delta.PositionedRowReader;
 import io.lakesink.delta.TableFile;
+import io.lakesink.delta.WrittenFile;
 import io.lakesink.event.ChangeEvent;
 import io.lakesink.event.Column;
 import io.lakesink.view.ChangeOrder;
@@ -14,6 +16,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 
@@ -47,6 +50,17 @@ public final class ChangeApplication {
   private int changelogFilesRead;
   private int changelogFilesSkipped;
   private int targetFilesRead;
+  /**
+   * Where the table's keys are, as of this object's last commit ({@link KeyLocations}); null when
+   * not known. Used while the table is at that version, read again from the files otherwise.
+   */
+  private KeyLocations located;
+  /** False once a read of the table found a key held twice: its locations are not read again. */
+  private boolean locatable = true;
+  /** Files of the table the last application read to locate its keys ({@link #locations}). */
+  private int locationsRead;
+  /** Whether the last application found the stored rows in {@link #located} instead of reading files. */
+  private boolean targetRowsLocated;
 
   /**
    * @param key the columns changes are matched on (required: a kept table needs a key)
@@ -115,20 +129,69 @@ public final class ChangeApplication {
     ChangelogDeletes deletes = new ChangelogDeletes(changelog, changelogFiles, changelogFilters(changelog));
     DeleteHistory history = known.before(deletes);
     List<TableFile> files = target.files();
-    TableMerge merge = files.isEmpty()
-        ? TableMerge.merge(null, pending, files, layout, batch, history, false, cut.at(), null, null)
-        : TableMerge.merge(target.positionedReader(layout.columns(), TableMerge.columnsRead(batch)), pending, files, layout,
-            batch, history, target.deletionVectorsEnabled(), cut.at(), keyFilters(), null);
-    pending.write(merge.rows);
+    boolean vectors = target.deletionVectorsEnabled();
+    TableMerge merge;
+    KeyLocations at = null;
+    locationsRead = 0;
+    if (files.isEmpty()) {
+      at = vectors && cut.at() == null ? locationsOfEmpty(batch, pending.baseVersion()) : null;
+      merge = TableMerge.merge(null, pending, files, layout, batch, history, vectors, cut.at(), null, null, at);
+    } else {
+      PositionedRowReader reader = target.positionedReader(layout.columns(), TableMerge.columnsRead(batch));
+      at = vectors && cut.at() == null ? locations(reader, files, layout, batch, pending.baseVersion()) : null;
+      merge = TableMerge.merge(reader, pending, files, layout, batch, history, vectors, cut.at(), keyFilters(), null, at);
+    }
+    List<WrittenFile> written = pending.write(merge.rows);
     changelogFilesRead = deletes.filesRead;
     changelogFilesSkipped = deletes.filesSkippedByFilter;
-    targetFilesRead = merge.filesRead;
+    targetFilesRead = merge.filesRead + locationsRead;
     // Planned from what the table held: a commit that lost a race is planned again, never moved.
     DeltaTable.PreparedAppend prepared = pending.prepare(merge.rewritten).withoutRebase();
     beforeCommit.run();
+    located = null; // from here on the table may be at another version than the one it describes
     long version = target.commit(prepared);
     merge.remember(known);
+    if (at != null && merge.moveOn(at, written, version)) {
+      located = at;
+    } else if (at != null) {
+      at.drop();
+    }
+    targetRowsLocated = merge.located;
     return new Applied(version, floor);
+  }
+
+  /**
+   * Where the table's keys are at {@code version}: the locations moved on by this object's last
+   * commit when they describe it, else read from the files once (after a restart, an optimize,
+   * another writer's commit); null when the table cannot be located ({@link KeyLocations}).
+   */
+  private KeyLocations locations(PositionedRowReader reader, List<TableFile> files, RowLayout layout, MergeBatch batch,
+      long version) {
+    if (batch.keyColumns().size() != 1 || !KeyLocations.locates(batch.keyColumns().get(0))) {
+      return null;
+    }
+    KeyColumns key = batch.keyColumns().get(0);
+    if (located != null && located.describes(version, key)) {
+      return located;
+    }
+    if (located != null) {
+      located.drop();
+      located = null;
+    }
+    if (!locatable || !KeyLocations.wouldFit(files)) {
+      return null;
+    }
+    locationsRead = files.size();
+    Optional<KeyLocations> read = TableMerge.locate(reader, files, layout, key, version);
+    locatable = read.isPresent(); // a key held twice: not written by merges alone, and not read again for nothing
+    located = read.orElse(null); // kept when this application is given up before its commit: the table is still there
+    return located;
+  }
+
+  /** The locations of a table without files: none, at {@code version}. */
+  private KeyLocations locationsOfEmpty(MergeBatch batch, long version) {
+    return batch.keyColumns().size() == 1 && KeyLocations.locates(batch.keyColumns().get(0))
+        ? KeyLocations.empty(batch.keyColumns().get(0), version) : null;
   }
 
   // The loops over a step's changes are methods of their own: a loop in apply() made C2 compile
@@ -215,6 +278,11 @@ public final class ChangeApplication {
   /** Files of the kept table the last application read. */
   public int targetFilesRead() {
     return targetFilesRead;
+  }
+
+  /** Whether the last application found the stored rows of its keys without reading the table's files. */
+  public boolean targetRowsLocated() {
+    return targetRowsLocated;
   }
 
   /** The changelog's delete filters, made once (kept in memory between applications); null without file access. */

@@ -5,6 +5,7 @@ import io.lakesink.delivery.RowLayout;
 import io.lakesink.delta.DeltaTable.PendingWrite;
 import io.lakesink.delta.PositionedRowReader;
 import io.lakesink.delta.TableFile;
+import io.lakesink.delta.WrittenFile;
 import io.lakesink.event.ChangeEvent;
 import io.lakesink.event.Column;
 import io.lakesink.merge.KeyColumns.RowKey;
@@ -12,6 +13,7 @@ import io.lakesink.view.ChangeOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -52,6 +54,11 @@ final class TableMerge {
   /** Keys the batch writes: collected only for a history that forgets their deletes ({@link DeleteHistory#forgetsRewrittenKeys}). */
   private final Set<RowKey> written = new HashSet<>();
   int filesRead;
+  /** Whether the stored rows of the batch's keys were found in a {@link KeyLocations}, no file read. */
+  boolean located;
+  /** What ranks a stored row, and what keys the rows written: the index moves on with them ({@link #moveOn}). */
+  private Ranks ranks;
+  private KeyColumns key;
   /** The on-disk size of the files read (of which only the key and ordering columns are read). */
   long bytesOfFilesRead;
   /** Batch keys the table provably does not hold ({@link TableKeys}): inserted without a file read. */
@@ -95,11 +102,35 @@ final class TableMerge {
   static TableMerge merge(
       PositionedRowReader reader, PendingWrite out, List<TableFile> files, RowLayout layout, MergeBatch batch,
       DeleteHistory deleted, boolean vectors, ChangeOrder cut, KeyFilters filters, TableKeys known) {
+    return merge(reader, out, files, layout, batch, deleted, vectors, cut, filters, known, null);
+  }
+
+  /**
+   * @param locations where the table's keys are, or null: when it describes the table this
+   *     commit is planned on, the batch's stored rows are found in it and no file is read
+   *     (only with deletion vectors and without a truncate)
+   */
+  static TableMerge merge(
+      PositionedRowReader reader, PendingWrite out, List<TableFile> files, RowLayout layout, MergeBatch batch,
+      DeleteHistory deleted, boolean vectors, ChangeOrder cut, KeyFilters filters, TableKeys known,
+      KeyLocations locations) {
     TableMerge m = new TableMerge();
     m.rows.ensureCapacity(batch.latest.size()); // a row per key, about: not grown a few dozen times
     List<TableFile> holding = withoutEmptied(files, out);
     KeyOrder order = order(batch);
     Ranks ranks = new Ranks(layout, cut);
+    m.ranks = ranks;
+    m.key = batch.keyColumns().size() == 1 ? batch.keyColumns().get(0) : null;
+    boolean collectWritten = deleted.forgetsRewrittenKeys();
+    List<FileDeletes> found = locations != null && vectors && cut == null && m.key != null
+        && locations.describes(out.baseVersion(), m.key) && locations.stands(batch.latest.keySet())
+        ? FileDeletes.located(locations, holding, batch, ranks, collectWritten) : null;
+    if (found != null) {
+      m.located = true;
+      m.settle(found, out, vectors, Set.of());
+      m.insertMissing(batch, deleted, order, ranks);
+      return m;
+    }
     // Only the keys the table may hold are looked for: the others are inserted whatever the files say.
     Map<List<Column>, List<List<Object>>> searched = keysByColumns(layout, batch, cut == null ? known : null);
     m.keysKnownAbsent = batch.latest.size() - searched.values().stream().mapToInt(List::size).sum();
@@ -115,7 +146,6 @@ final class TableMerge {
     Set<MergeBatch.Change> claimed = Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
     // Made here, before the lanes start, and only read by them.
     Utf8Keys stringKeys = cut == null ? batch.stringKeys() : null;
-    boolean collectWritten = deleted.forgetsRewrittenKeys();
     List<FileDeletes> scanned = ParallelFiles.map(candidates, LANES, file -> {
       KeyFilter building = null;
       if (filtered != null) {
@@ -144,35 +174,65 @@ final class TableMerge {
     });
     List<FileDeletes> merged = scanned.stream().filter(java.util.Objects::nonNull).toList();
     m.filesSkippedByFilter = candidates.size() - merged.size();
-    // Sized for the changes found: grown from the default, it was rehashed a dozen times per follow.
-    int found = merged.stream().mapToInt(f -> f.upserts.size()).sum();
-    Set<MergeBatch.Change> changed = Collections.newSetFromMap(new IdentityHashMap<>(found));
-    // Only copy-on-write claims changes: with deletion vectors none is looked up in the (synchronized) set.
-    Set<MergeBatch.Change> rewrote = claimed.isEmpty() ? Set.of() : claimed;
     for (FileDeletes f : merged) {
       m.filesRead++;
       m.bytesOfFilesRead += Math.max(0, f.file.size());
+    }
+    // Only copy-on-write claims changes: with deletion vectors none is looked up in the (synchronized) set.
+    m.settle(merged, out, vectors, claimed.isEmpty() ? Set.of() : claimed);
+    m.insertMissing(batch, deleted, order, ranks);
+    return m;
+  }
+
+  /** Deletes or rewrites what each file's changes replace, and collects the rows they write. */
+  private void settle(List<FileDeletes> merged, PendingWrite out, boolean vectors, Set<MergeBatch.Change> rewrote) {
+    // Sized for the changes found: grown from the default, it was rehashed a dozen times per follow.
+    int found = merged.stream().mapToInt(f -> f.upserts.size()).sum();
+    Set<MergeBatch.Change> changed = Collections.newSetFromMap(new IdentityHashMap<>(found));
+    for (FileDeletes f : merged) {
       if (f.emptied()) {
-        m.deletes.putAll(f.deletes);
-        m.written.addAll(f.written);
-        m.addChanged(f, rewrote, changed); // written to the new file: no rewrite claimed them
+        deletes.putAll(f.deletes);
+        written.addAll(f.written);
+        addChanged(f, rewrote, changed); // written to the new file: no rewrite claimed them
       } else if (f.positions.length > 0) {
         if (vectors) {
           out.deleteRows(f.file, f.positions);
-          m.filesWithDeletes++;
-          m.rowsDeleted += f.positions.length;
+          filesWithDeletes++;
+          rowsDeleted += f.positions.length;
         } else {
-          m.rewritten.add(f.file);
-          m.rowsRewritten += Math.max(0, f.file.rows());
-          m.bytesRewritten += f.file.size();
+          rewritten.add(f.file);
+          rowsRewritten += Math.max(0, f.file.rows());
+          bytesRewritten += f.file.size();
         }
-        m.deletes.putAll(f.deletes);
-        m.written.addAll(f.written);
-        m.addChanged(f, rewrote, changed);
+        deletes.putAll(f.deletes);
+        written.addAll(f.written);
+        addChanged(f, rewrote, changed);
       }
     }
-    m.insertMissing(batch, deleted, order, ranks);
-    return m;
+  }
+
+  /**
+   * The locations of the table's keys, read from {@code files} (the table at {@code version}),
+   * each row ranked as a merge ranks it; empty when they cannot be kept ({@link KeyLocations#read}).
+   */
+  static Optional<KeyLocations> locate(
+      PositionedRowReader reader, List<TableFile> files, RowLayout layout, KeyColumns key, long version) {
+    Ranks ranks = new Ranks(layout, null);
+    return KeyLocations.read(reader, files, key, version, ranks::of);
+  }
+
+  /**
+   * This merge's commit landed at {@code newVersion}, right on top of the version {@code
+   * locations} describes: they move on with the keys it deleted and the rows it wrote into
+   * {@code files}. False when they cannot (then they describe nothing any more).
+   */
+  boolean moveOn(KeyLocations locations, List<WrittenFile> files, long newVersion) {
+    // Only a merge that found its stored rows there: a truncate or a copy-on-write rewrite moves
+    // rows no key of the batch names.
+    if (!located || newVersion != locations.version() + 1) {
+      return false;
+    }
+    return locations.committed(deletes.keySet(), key, rows, ranks::of, files, newVersion);
   }
 
   /**
@@ -296,6 +356,73 @@ final class TableMerge {
     }
 
     /**
+     * What each file's rows are to the batch, found in {@code locations} instead of read: the
+     * files holding a stored row of a batch key, each with the positions the batch replaces or
+     * deletes. Null when a location names a file the table does not hold (then nothing is noted
+     * as found, and the files are read).
+     */
+    static List<FileDeletes> located(
+        KeyLocations locations, List<TableFile> holding, MergeBatch batch, Ranks ranks, boolean collectWritten) {
+      Map<String, TableFile> byPath = new HashMap<>();
+      holding.forEach(f -> byPath.put(f.path(), f));
+      List<Map.Entry<RowKey, MergeBatch.Changes>> entries = new ArrayList<>();
+      List<KeyLocations.Stored> stored = new ArrayList<>();
+      for (Map.Entry<RowKey, MergeBatch.Changes> e : batch.latest.entrySet()) {
+        KeyLocations.Stored at = locations.find(e.getKey());
+        if (at != null) {
+          if (!byPath.containsKey(at.path())) {
+            return null;
+          }
+          entries.add(e);
+          stored.add(at);
+        }
+      }
+      Map<String, FileDeletes> files = new LinkedHashMap<>();
+      Map<String, long[]> positions = new HashMap<>();
+      Map<String, Integer> counts = new HashMap<>();
+      for (int i = 0; i < entries.size(); i++) {
+        KeyLocations.Stored at = stored.get(i);
+        FileDeletes f = files.computeIfAbsent(at.path(), p -> new FileDeletes(byPath.get(p)));
+        List<RowKey> keys = new ArrayList<>(1);
+        MergeBatch.Win win = batch.over(entries.get(i), at.rank(), keys); // notes the key as found, too
+        if (win == null) {
+          continue; // written by a later change than the batch's
+        }
+        long[] p = positions.computeIfAbsent(at.path(), x -> new long[16]);
+        int n = counts.getOrDefault(at.path(), 0);
+        if (n == p.length) {
+          p = Arrays.copyOf(p, n * 2);
+          positions.put(at.path(), p);
+        }
+        p[n] = at.position();
+        counts.put(at.path(), n + 1);
+        f.noteWin(win, keys, ranks, collectWritten);
+      }
+      List<FileDeletes> out = new ArrayList<>(files.size());
+      files.forEach((path, f) -> {
+        long[] p = Arrays.copyOf(positions.getOrDefault(path, new long[0]), counts.getOrDefault(path, 0));
+        Arrays.sort(p); // in file order, as a read finds them
+        f.positions = p;
+        f.liveRows = -1; // not read: no truncate asks
+        out.add(f);
+      });
+      return out;
+    }
+
+    /** A change wins over a stored row of the file: its keys deleted at its rank, or its row written. */
+    private void noteWin(MergeBatch.Win win, List<RowKey> keys, Ranks ranks, boolean collectWritten) {
+      if (win.change().deletes()) {
+        keys.forEach(k -> deletes.put(k, win.rank()));
+      } else {
+        ranks.stamp(win);
+        upserts.add(win.change());
+        if (collectWritten) {
+          written.addAll(keys);
+        }
+      }
+    }
+
+    /**
      * @param stringKeys the batch's keys when they are one string column (tested as bytes, without a string), or null
      * @param building a key filter to fill with every live row's key, or null
      * @param filtered the key columns {@code building} is for
@@ -334,15 +461,7 @@ final class TableMerge {
           positions[0] = Arrays.copyOf(positions[0], n[0] * 2);
         }
         positions[0][n[0]++] = position;
-        if (win.change().deletes()) {
-          keys.forEach(k -> f.deletes.put(k, win.rank()));
-        } else {
-          ranks.stamp(win);
-          f.upserts.add(win.change());
-          if (collectWritten) {
-            f.written.addAll(keys);
-          }
-        }
+        f.noteWin(win, keys, ranks, collectWritten);
       };
       // Without a truncate, a row matters only when its key is one of the batch's: the ordering
       // columns of the others (most of the file) are never read, and a single integer or string

@@ -504,6 +504,74 @@ class CurrentStateTableTest {
   }
 
   @Test
+  void aFollowFindsTheRowsItReplacesWithoutReadingTheTableOnceItKnowsWhereItsKeysAre() {
+    ChangelogDelivery plain = new ChangelogDelivery(subscription(KEY), new DeltaTable(engine, storage.tableLocation("t_APPEND")),
+        context);
+    CurrentStateTable kept = follower();
+    Map<Long, String> expected = new TreeMap<>();
+    deliver(plain, change(0, 0, Operation.CREATE, 10, 1, "a"), change(0, 1, Operation.CREATE, 10, 2, "b"),
+        change(1, 0, Operation.CREATE, 10, 3, "c"), change(1, 1, Operation.CREATE, 10, 4, "d"));
+    assertTrue(kept.follow());
+    expected.putAll(Map.of(1L, "a", 2L, "b", 3L, "c", 4L, "d"));
+    assertEquals(expected, kept());
+    // Built from empty, the table's keys are where its commits wrote them: each commit moves
+    // their locations on, and no file of the table is read, whatever the changes replace.
+    deliver(plain, change(0, 2, Operation.UPDATE, 20, 1, "a2"), change(1, 2, Operation.DELETE, 20, 3, "c"));
+    assertTrue(kept.follow());
+    expected.put(1L, "a2");
+    expected.remove(3L);
+    assertEquals(expected, kept());
+    assertTrue(kept.rowsLocated());
+    assertEquals(0, kept.tableFilesRead());
+    for (int round = 0; round < 4; round++) {
+      long offset = 3 + 2 * round;
+      deliver(plain, change(0, offset, Operation.UPDATE, 30 + round, 1, "a" + round),
+          change(0, offset + 1, Operation.UPDATE, 30 + round, 2, "b" + round),
+          change(1, offset, round % 2 == 0 ? Operation.CREATE : Operation.DELETE, 30 + round, 3, "c" + round),
+          // An earlier time than key 4's row, but later in its partition: it wins, ranked at the row's time.
+          change(1, offset + 1, Operation.UPDATE, 5, 4, "older" + round));
+      assertTrue(kept.follow());
+      expected.put(1L, "a" + round);
+      expected.put(2L, "b" + round);
+      if (round % 2 == 0) {
+        expected.put(3L, "c" + round);
+      } else {
+        expected.remove(3L);
+      }
+      expected.put(4L, "older" + round);
+      assertEquals(expected, kept(), "round " + round);
+      assertTrue(kept.rowsLocated(), "round " + round);
+      assertEquals(0, kept.tableFilesRead(), "round " + round);
+    }
+    // A restarted follower knows nothing: it reads the files once again.
+    CurrentStateTable restarted = follower();
+    deliver(plain, change(0, 20, Operation.UPDATE, 50, 2, "b5"));
+    assertTrue(restarted.follow());
+    expected.put(2L, "b5");
+    assertEquals(expected, kept());
+    assertTrue(restarted.tableFilesRead() > 0, "the locations are read from the files once");
+    assertTrue(restarted.rowsLocated());
+    // Another commit than its own (an optimize of the table) moves rows: read again, then moved on.
+    DeltaTable table = new DeltaTable(engine, storage.tableLocation("t"));
+    io.lakesink.maintenance.OptimizeResult optimized = new io.lakesink.maintenance.TableMaintenance("t", table, KEY,
+        io.lakesink.maintenance.MaintenanceSettings.DEFAULT, Clock.systemUTC(), line -> {}).optimize(false);
+    assertTrue(optimized.committed() && optimized.filesRewritten() > 0, optimized.toString());
+    deliver(plain, change(0, 21, Operation.UPDATE, 60, 1, "a6"), change(0, 22, Operation.UPDATE, 60, 4, "d6"));
+    assertTrue(restarted.follow());
+    expected.put(1L, "a6");
+    expected.put(4L, "d6");
+    assertEquals(expected, kept());
+    assertTrue(restarted.tableFilesRead() > 0, "the optimize's files are read");
+    deliver(plain, change(0, 23, Operation.DELETE, 70, 1, "a6"), change(0, 24, Operation.CREATE, 70, 9, "i"));
+    assertTrue(restarted.follow());
+    expected.remove(1L);
+    expected.put(9L, "i");
+    assertEquals(expected, kept());
+    assertEquals(0, restarted.tableFilesRead());
+    assertTrue(restarted.rowsLocated());
+  }
+
+  @Test
   void aChangelogWithoutAKeyIsRefused() {
     // The kept table only: a quarantine record under its name, the changelog delivered as usual.
     BufferedDelivery refused = Deliveries.of(subscription(List.of()), storage, engine, context, MergeSettings.DEFAULT, true);
