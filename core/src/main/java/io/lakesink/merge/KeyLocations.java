@@ -48,7 +48,8 @@ final class KeyLocations {
 
   /** A stored row: its file (an index into {@link #paths}), its position, and its rank's parts (null: {@code NULL}). */
   private static final class Location {
-    int file;
+    /** -1 until the key is placed. */
+    int file = -1;
     long position;
     long tsMs;
     long partition;
@@ -162,11 +163,58 @@ final class KeyLocations {
   Stored find(RowKey key) {
     Object value = valueOf(key);
     Location at = value == null ? null : byKey.get(value);
-    return at == null ? null : new Stored(paths.get(at.file), at.position, at.rank());
+    return at == null ? null : new Stored(paths.get(at.file), at.position, at.rank(), at);
   }
 
-  /** A stored row of a key: its file's path, its position in the file, and its rank. */
-  record Stored(String path, long position, ChangeOrder rank) {}
+  /**
+   * A stored row of a key: its file's path, its position in the file, and its rank; equal by
+   * those. It also stands for the key's entry, which {@link #committed} moves without looking the
+   * key up again.
+   */
+  static final class Stored {
+    private final String path;
+    private final long position;
+    private final ChangeOrder rank;
+    private final Location entry;
+
+    Stored(String path, long position, ChangeOrder rank) {
+      this(path, position, rank, null);
+    }
+
+    private Stored(String path, long position, ChangeOrder rank, Location entry) {
+      this.path = path;
+      this.position = position;
+      this.rank = rank;
+      this.entry = entry;
+    }
+
+    String path() {
+      return path;
+    }
+
+    long position() {
+      return position;
+    }
+
+    ChangeOrder rank() {
+      return rank;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Stored t && path.equals(t.path) && position == t.position && rank.equals(t.rank);
+    }
+
+    @Override
+    public int hashCode() {
+      return java.util.Objects.hash(path, position, rank);
+    }
+
+    @Override
+    public String toString() {
+      return path + "@" + position + " " + rank;
+    }
+  }
 
   /** Whether every key of these can be looked up here (a string key with an unpaired surrogate cannot: no stored string reads back as it). */
   boolean stands(Iterable<RowKey> keys) {
@@ -187,6 +235,15 @@ final class KeyLocations {
    *     rows' count): the index is then no longer good for anything
    */
   boolean committed(Iterable<RowKey> deleted, KeyColumns key, List<Object[]> rows,
+      Function<Object[], ChangeOrder> ranks, List<WrittenFile> files, long newVersion) {
+    return committed(deleted, key, rows, Map.of(), ranks, files, newVersion);
+  }
+
+  /**
+   * @param found the rows written whose key the table held, each with where {@link #find} found
+   *     it (by identity): moved without looking their keys up again
+   */
+  boolean committed(Iterable<RowKey> deleted, KeyColumns key, List<Object[]> rows, Map<Object[], Stored> found,
       Function<Object[], ChangeOrder> ranks, List<WrittenFile> files, long newVersion) {
     for (RowKey k : deleted) {
       Object value = valueOf(k);
@@ -210,16 +267,17 @@ final class KeyLocations {
       int file = fileOf(f.path());
       for (long position = 0; position < f.rows(); position++, r++) {
         Object[] row = rows.get(r);
-        RowKey k = key.keyOf(row);
-        Object value = k == null ? null : valueOf(k);
-        if (value == null) {
-          return false;
-        }
-        Location at = byKey.get(value);
+        Stored held = found.get(row);
+        Location at = held == null ? null : held.entry;
         if (at == null) {
-          at = new Location();
-          byKey.put(value, at);
-        } else {
+          RowKey k = key.keyOf(row);
+          Object value = k == null ? null : valueOf(k);
+          if (value == null) {
+            return false;
+          }
+          at = byKey.computeIfAbsent(value, v -> new Location());
+        }
+        if (at.file >= 0) {
           left(at.file);
         }
         at.set(file, position, ranks.apply(row));

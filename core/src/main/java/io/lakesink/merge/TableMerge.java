@@ -56,6 +56,8 @@ final class TableMerge {
   int filesRead;
   /** Whether the stored rows of the batch's keys were found in a {@link KeyLocations}, no file read. */
   boolean located;
+  /** Of the rows to write, those replacing a stored row found there, with where it was (by identity). */
+  private Map<Object[], KeyLocations.Stored> relocated = Map.of();
   /** What ranks a stored row, and what keys the rows written: the index moves on with them ({@link #moveOn}). */
   private Ranks ranks;
   private KeyColumns key;
@@ -122,9 +124,12 @@ final class TableMerge {
     m.ranks = ranks;
     m.key = batch.keyColumns().size() == 1 ? batch.keyColumns().get(0) : null;
     boolean collectWritten = deleted.forgetsRewrittenKeys();
-    List<FileDeletes> found = locations != null && vectors && cut == null && m.key != null
-        && locations.describes(out.baseVersion(), m.key) && locations.stands(batch.latest.keySet())
-        ? FileDeletes.located(locations, holding, batch, ranks, collectWritten) : null;
+    List<FileDeletes> found = null;
+    if (locations != null && vectors && cut == null && m.key != null
+        && locations.describes(out.baseVersion(), m.key) && locations.stands(batch.latest.keySet())) {
+      m.relocated = new IdentityHashMap<>(batch.latest.size());
+      found = FileDeletes.located(locations, holding, batch, ranks, collectWritten, m.relocated);
+    }
     if (found != null) {
       m.located = true;
       m.settle(found, out, vectors, Set.of());
@@ -232,7 +237,7 @@ final class TableMerge {
     if (!located || newVersion != locations.version() + 1) {
       return false;
     }
-    return locations.committed(deletes.keySet(), key, rows, ranks::of, files, newVersion);
+    return locations.committed(deletes.keySet(), key, rows, relocated, ranks::of, files, newVersion);
   }
 
   /**
@@ -361,8 +366,8 @@ final class TableMerge {
      * deletes. Null when a location names a file the table does not hold (then nothing is noted
      * as found, and the files are read).
      */
-    static List<FileDeletes> located(
-        KeyLocations locations, List<TableFile> holding, MergeBatch batch, Ranks ranks, boolean collectWritten) {
+    static List<FileDeletes> located(KeyLocations locations, List<TableFile> holding, MergeBatch batch, Ranks ranks,
+        boolean collectWritten, Map<Object[], KeyLocations.Stored> relocated) {
       Map<String, TableFile> byPath = new HashMap<>();
       holding.forEach(f -> byPath.put(f.path(), f));
       List<Map.Entry<RowKey, MergeBatch.Changes>> entries = new ArrayList<>();
@@ -397,6 +402,9 @@ final class TableMerge {
         p[n] = at.position();
         counts.put(at.path(), n + 1);
         f.noteWin(win, keys, ranks, collectWritten);
+        if (!win.change().deletes()) {
+          relocated.put(win.change().row(), at);
+        }
       }
       List<FileDeletes> out = new ArrayList<>(files.size());
       files.forEach((path, f) -> {
