@@ -159,12 +159,22 @@ final class KeyLocations {
     return version == tableVersion && column.equals(key.names());
   }
 
-  /** Where the table holds the key, as {@code (path, position, rank)}; null when it does not (or the index cannot tell: see {@link #stands}). */
+  /**
+   * Where the table holds the key, as {@code (path, position, rank)}; null when it does not, and
+   * {@link #UNKNOWN} when the key cannot be looked up here (a string with an unpaired surrogate:
+   * no stored string reads back as it, so only a read of the files finds what the merge compares).
+   */
   Stored find(RowKey key) {
     Object value = valueOf(key);
-    Location at = value == null ? null : byKey.get(value);
+    if (value == null) {
+      return UNKNOWN;
+    }
+    Location at = byKey.get(value);
     return at == null ? null : new Stored(paths.get(at.file), at.position, at.rank(), at);
   }
+
+  /** What {@link #find} gives for a key it cannot look up. */
+  static final Stored UNKNOWN = new Stored("", -1, ChangeOrder.UNKNOWN);
 
   /**
    * A stored row of a key: its file's path, its position in the file, and its rank; equal by
@@ -214,16 +224,6 @@ final class KeyLocations {
     public String toString() {
       return path + "@" + position + " " + rank;
     }
-  }
-
-  /** Whether every key of these can be looked up here (a string key with an unpaired surrogate cannot: no stored string reads back as it). */
-  boolean stands(Iterable<RowKey> keys) {
-    for (RowKey k : keys) {
-      if (valueOf(k) == null) {
-        return false;
-      }
-    }
-    return true;
   }
 
   /**

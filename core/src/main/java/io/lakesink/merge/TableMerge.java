@@ -126,7 +126,7 @@ final class TableMerge {
     boolean collectWritten = deleted.forgetsRewrittenKeys();
     List<FileDeletes> found = null;
     if (locations != null && vectors && cut == null && m.key != null
-        && locations.describes(out.baseVersion(), m.key) && locations.stands(batch.latest.keySet())) {
+        && locations.describes(out.baseVersion(), m.key)) {
       m.relocated = new IdentityHashMap<>(batch.latest.size());
       found = FileDeletes.located(locations, holding, batch, ranks, collectWritten, m.relocated);
     }
@@ -363,8 +363,8 @@ final class TableMerge {
     /**
      * What each file's rows are to the batch, found in {@code locations} instead of read: the
      * files holding a stored row of a batch key, each with the positions the batch replaces or
-     * deletes. Null when a location names a file the table does not hold (then nothing is noted
-     * as found, and the files are read).
+     * deletes. Null when a key cannot be looked up there ({@link KeyLocations#find}) or a location
+     * names a file the table does not hold: then nothing is noted as found, and the files are read.
      */
     static List<FileDeletes> located(KeyLocations locations, List<TableFile> holding, MergeBatch batch, Ranks ranks,
         boolean collectWritten, Map<Object[], KeyLocations.Stored> relocated) {
@@ -374,6 +374,9 @@ final class TableMerge {
       List<KeyLocations.Stored> stored = new ArrayList<>();
       for (Map.Entry<RowKey, MergeBatch.Changes> e : batch.latest.entrySet()) {
         KeyLocations.Stored at = locations.find(e.getKey());
+        if (at == KeyLocations.UNKNOWN) {
+          return null;
+        }
         if (at != null) {
           if (!byPath.containsKey(at.path())) {
             return null;
