@@ -347,6 +347,9 @@ final class TableMerge {
     final Set<RowKey> written = new HashSet<>();
     final List<MergeBatch.Change> upserts = new ArrayList<>();
     long[] positions;
+    /** The positions found so far ({@link #add}), before they are {@link #positions}. */
+    private long[] found = new long[16];
+    private int foundCount;
     /** The file's live rows read, and how many of them a truncate removes. */
     long liveRows;
     long truncated;
@@ -370,54 +373,74 @@ final class TableMerge {
         boolean collectWritten, Map<Object[], KeyLocations.Stored> relocated) {
       Map<String, TableFile> byPath = new HashMap<>();
       holding.forEach(f -> byPath.put(f.path(), f));
-      List<Map.Entry<RowKey, MergeBatch.Changes>> entries = new ArrayList<>();
-      List<KeyLocations.Stored> stored = new ArrayList<>();
+      List<Map.Entry<RowKey, MergeBatch.Changes>> entries = new ArrayList<>(batch.latest.size());
+      List<KeyLocations.Stored> stored = new ArrayList<>(batch.latest.size());
+      if (!lookUp(locations, batch, byPath.keySet(), entries, stored)) {
+        return null;
+      }
+      // The loops are methods of their own, called once per follow: C2 compiles each loop's
+      // method on the stack and again whole, and a long method with both was compiled four times.
+      Map<String, FileDeletes> files = new LinkedHashMap<>();
+      for (int i = 0; i < entries.size(); i++) {
+        KeyLocations.Stored at = stored.get(i);
+        FileDeletes f = files.computeIfAbsent(at.path(), p -> new FileDeletes(byPath.get(p)));
+        f.located(batch, entries.get(i), at, ranks, collectWritten, relocated);
+      }
+      List<FileDeletes> out = new ArrayList<>(files.size());
+      for (FileDeletes f : files.values()) {
+        f.positions = f.found();
+        Arrays.sort(f.positions); // in file order, as a read finds them
+        f.liveRows = -1; // not read: no truncate asks
+        out.add(f);
+      }
+      return out;
+    }
+
+    /**
+     * Finds each batch key's stored row in {@code locations}; false when one cannot be looked up
+     * there, or its file is not the table's (then nothing is noted as found).
+     */
+    private static boolean lookUp(KeyLocations locations, MergeBatch batch, Set<String> paths,
+        List<Map.Entry<RowKey, MergeBatch.Changes>> entries, List<KeyLocations.Stored> stored) {
       for (Map.Entry<RowKey, MergeBatch.Changes> e : batch.latest.entrySet()) {
         KeyLocations.Stored at = locations.find(e.getKey());
-        if (at == KeyLocations.UNKNOWN) {
-          return null;
+        if (at == KeyLocations.UNKNOWN || at != null && !paths.contains(at.path())) {
+          return false;
         }
         if (at != null) {
-          if (!byPath.containsKey(at.path())) {
-            return null;
-          }
           entries.add(e);
           stored.add(at);
         }
       }
-      Map<String, FileDeletes> files = new LinkedHashMap<>();
-      Map<String, long[]> positions = new HashMap<>();
-      Map<String, Integer> counts = new HashMap<>();
-      for (int i = 0; i < entries.size(); i++) {
-        KeyLocations.Stored at = stored.get(i);
-        FileDeletes f = files.computeIfAbsent(at.path(), p -> new FileDeletes(byPath.get(p)));
-        List<RowKey> keys = new ArrayList<>(1);
-        MergeBatch.Win win = batch.over(entries.get(i), at.rank(), keys); // notes the key as found, too
-        if (win == null) {
-          continue; // written by a later change than the batch's
-        }
-        long[] p = positions.computeIfAbsent(at.path(), x -> new long[16]);
-        int n = counts.getOrDefault(at.path(), 0);
-        if (n == p.length) {
-          p = Arrays.copyOf(p, n * 2);
-          positions.put(at.path(), p);
-        }
-        p[n] = at.position();
-        counts.put(at.path(), n + 1);
-        f.noteWin(win, keys, ranks, collectWritten);
-        if (!win.change().deletes()) {
-          relocated.put(win.change().row(), at);
-        }
+      return true;
+    }
+
+    /** A batch key's stored row, found at {@code at} in this file: what of its changes wins over it. */
+    private void located(MergeBatch batch, Map.Entry<RowKey, MergeBatch.Changes> entry, KeyLocations.Stored at, Ranks ranks,
+        boolean collectWritten, Map<Object[], KeyLocations.Stored> relocated) {
+      List<RowKey> keys = new ArrayList<>(1);
+      MergeBatch.Win win = batch.over(entry, at.rank(), keys); // notes the key as found, too
+      if (win == null) {
+        return; // written by a later change than the batch's
       }
-      List<FileDeletes> out = new ArrayList<>(files.size());
-      files.forEach((path, f) -> {
-        long[] p = Arrays.copyOf(positions.getOrDefault(path, new long[0]), counts.getOrDefault(path, 0));
-        Arrays.sort(p); // in file order, as a read finds them
-        f.positions = p;
-        f.liveRows = -1; // not read: no truncate asks
-        out.add(f);
-      });
-      return out;
+      add(at.position());
+      noteWin(win, keys, ranks, collectWritten);
+      if (!win.change().deletes()) {
+        relocated.put(win.change().row(), at);
+      }
+    }
+
+    /** A position of the file the batch replaces or deletes. */
+    private void add(long position) {
+      if (foundCount == found.length) {
+        found = Arrays.copyOf(found, foundCount * 2);
+      }
+      found[foundCount++] = position;
+    }
+
+    /** The positions added, in the order they were. */
+    private long[] found() {
+      return Arrays.copyOf(found, foundCount);
     }
 
     /** A change wins over a stored row of the file: its keys deleted at its rank, or its row written. */
@@ -442,8 +465,6 @@ final class TableMerge {
     static FileDeletes of(TableFile file, PositionedRowReader reader, MergeBatch batch, Utf8Keys stringKeys,
         Ranks ranks, KeyFilter building, KeyColumns filtered, boolean collectWritten) {
       FileDeletes f = new FileDeletes(file);
-      long[][] positions = {new long[16]};
-      int[] n = {0};
       // The batch's entry of the row a key test just wanted: its row comes to the sink right after
       // the test (PositionedRowReader#forEachStringKey, #forEachLongKey), so the sink takes it from here.
       Object[] found = {null};
@@ -453,10 +474,7 @@ final class TableMerge {
         found[0] = null;
         if (ranks.truncated(row)) {
           f.truncated++;
-          if (n[0] == positions[0].length) {
-            positions[0] = Arrays.copyOf(positions[0], n[0] * 2);
-          }
-          positions[0][n[0]++] = position; // its key is not found: a batch change of it is inserted
+          f.add(position); // its key is not found: a batch change of it is inserted
           return;
         }
         if (ranks.cuts() && !batch.holdsKeyOf(row)) {
@@ -468,10 +486,7 @@ final class TableMerge {
         if (win == null) {
           return; // written by a later change than the batch's
         }
-        if (n[0] == positions[0].length) {
-          positions[0] = Arrays.copyOf(positions[0], n[0] * 2);
-        }
-        positions[0][n[0]++] = position;
+        f.add(position);
         f.noteWin(win, keys, ranks, collectWritten);
       };
       // Without a truncate, a row matters only when its key is one of the batch's: the ordering
@@ -517,7 +532,7 @@ final class TableMerge {
           return ranks.cuts() || batch.holdsKeyOf(probe);
         }, sink);
       }
-      f.positions = Arrays.copyOf(positions[0], n[0]);
+      f.positions = f.found();
       return f;
     }
   }
