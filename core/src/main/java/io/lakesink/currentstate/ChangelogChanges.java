@@ -43,15 +43,11 @@ import java.util.function.Consumer;
  * the table by the same writer as they were to the changelog, so they land the same either way.
  */
 final class ChangelogChanges implements LatestChanges.Reading<Object[]> {
-  /** Rows whose heap is estimated one by one: the first ones, then one in this many ({@link #heapBytes}). */
-  static final int SAMPLE_EVERY = 16;
-  private long heapCalls;
-  private long estimated;
-  private long estimatedBytes;
-
   /** Stands for a null {@code __partition} / {@code __offset}: below every real value. */
   static final int NO_PARTITION = Integer.MIN_VALUE;
   static final long NO_OFFSET = Long.MIN_VALUE;
+  /** Rows whose heap is estimated one by one: the first ones, then one in this many ({@link #heapBytes}). */
+  static final int SAMPLE_EVERY = 16;
   private static final String TRUNCATE = Operation.TRUNCATE.code();
 
   private final String label;
@@ -82,6 +78,10 @@ final class ChangelogChanges implements LatestChanges.Reading<Object[]> {
   /** Files applied from handed-over rows and files read, for tests and logs. */
   int filesHanded;
   int filesRead;
+  /** Rows {@link #heapBytes} was asked for, and of them those it estimated, with their estimates' sum. */
+  private long heapCalls;
+  private long estimated;
+  private long estimatedBytes;
 
   /**
    * @param label what positions name as their topic (in error messages)

@@ -11,13 +11,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.WeakHashMap;
 import java.util.function.Function;
 
 /**
@@ -43,8 +40,8 @@ final class KeyLocations {
   static final long MAX_BYTES = Runtime.getRuntime().maxMemory() / 16;
   /** What the locations of all of a worker's kept tables may take together. */
   static final long ALL_TABLES_BYTES = Runtime.getRuntime().maxMemory() / 8;
-  /** Every index some table may still hold; weak, so one dropped with its table stops counting. */
-  private static final Set<KeyLocations> LIVE = Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
+  /** Every table's locations that may still be used, counted against {@link #MAX_BYTES} and {@link #ALL_TABLES_BYTES}. */
+  private static final HeapShare<KeyLocations> LIVE = new HeapShare<>(KeyLocations::bytes, MAX_BYTES);
 
   /** A stored row: its file (an index into {@link #paths}), its position, and its rank's parts (null: {@code NULL}). */
   private static final class Location {
@@ -151,7 +148,7 @@ final class KeyLocations {
       return false;
     }
     long bytes = files.stream().mapToLong(TableFile::rows).sum() * BYTES_PER_KEY;
-    return bytes <= MAX_BYTES && liveBytes() + bytes <= ALL_TABLES_BYTES;
+    return bytes <= MAX_BYTES && LIVE.liveBytes() + bytes <= ALL_TABLES_BYTES;
   }
 
   /** Whether it describes the table at this version, for batches keyed on these columns. */
@@ -302,22 +299,7 @@ final class KeyLocations {
 
   /** Whether it may be kept: within {@link #MAX_BYTES}, and with the other tables' within {@link #ALL_TABLES_BYTES}. */
   private boolean fits() {
-    if (bytes() <= MAX_BYTES && liveBytes() <= ALL_TABLES_BYTES) {
-      return true;
-    }
-    LIVE.remove(this);
-    return false;
-  }
-
-  /** What the locations still counted take together, about. */
-  private static long liveBytes() {
-    long all = 0;
-    synchronized (LIVE) {
-      for (KeyLocations l : LIVE) {
-        all += l.bytes();
-      }
-    }
-    return all;
+    return LIVE.fits(this, ALL_TABLES_BYTES);
   }
 
   /** Gives it up: no longer counted with the other tables'. */

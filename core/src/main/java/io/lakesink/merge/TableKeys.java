@@ -5,10 +5,7 @@ import io.lakesink.delta.TableFile;
 import io.lakesink.event.ColumnType;
 import io.lakesink.merge.KeyColumns.RowKey;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.List;
-import java.util.Set;
-import java.util.WeakHashMap;
 import org.roaringbitmap.RoaringBitmap;
 
 /**
@@ -38,8 +35,8 @@ final class TableKeys {
    * files instead of running out of memory.
    */
   static final long ALL_TABLES_BYTES = Runtime.getRuntime().maxMemory() / 8;
-  /** Every set some table may still hold; weak, so a set dropped or forgotten with its table stops counting. */
-  private static final Set<TableKeys> LIVE = Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
+  /** Every set some table may still hold, counted against {@link #MAX_BYTES} and {@link #ALL_TABLES_BYTES}. */
+  private static final HeapShare<TableKeys> LIVE = new HeapShare<>(TableKeys::bytes, MAX_BYTES);
 
   private final List<String> columns;
   private final boolean integer;
@@ -124,13 +121,7 @@ final class TableKeys {
 
   /** What the sets still counted take together. */
   static long liveBytes() {
-    long all = 0;
-    synchronized (LIVE) {
-      for (TableKeys k : LIVE) {
-        all += k.bytes();
-      }
-    }
-    return all;
+    return LIVE.liveBytes();
   }
 
   long version() {
@@ -146,14 +137,9 @@ final class TableKeys {
   }
 
   boolean fits(long allTablesBytes) {
-    long mine = bytes();
-    long others = liveBytes() - mine;
-    if (mine <= MAX_BYTES && others + mine <= allTablesBytes) {
-      return true;
-    }
-    LIVE.remove(this);
-    return false;
+    return LIVE.fits(this, allTablesBytes);
   }
+
 
   long bytes() {
     return values.getLongSizeInBytes();
