@@ -130,17 +130,11 @@ public final class ChangeApplication {
     DeleteHistory history = known.before(deletes);
     List<TableFile> files = target.files();
     boolean vectors = target.deletionVectorsEnabled();
-    TableMerge merge;
-    KeyLocations at = null;
+    PositionedRowReader reader = files.isEmpty() ? null : target.positionedReader(layout.columns(), TableMerge.columnsRead(batch));
     locationsRead = 0;
-    if (files.isEmpty()) {
-      at = vectors && cut.at() == null ? locationsOfEmpty(batch, pending.baseVersion()) : null;
-      merge = TableMerge.merge(null, pending, files, layout, batch, history, vectors, cut.at(), null, null, at);
-    } else {
-      PositionedRowReader reader = target.positionedReader(layout.columns(), TableMerge.columnsRead(batch));
-      at = vectors && cut.at() == null ? locations(reader, files, layout, batch, pending.baseVersion()) : null;
-      merge = TableMerge.merge(reader, pending, files, layout, batch, history, vectors, cut.at(), keyFilters(), null, at);
-    }
+    KeyLocations at = vectors && cut.at() == null ? locations(reader, files, layout, batch, pending.baseVersion()) : null;
+    TableMerge merge = TableMerge.merge(reader, pending, files, layout, batch, history, vectors, cut.at(),
+        files.isEmpty() ? null : keyFilters(), null, at);
     List<WrittenFile> written = pending.write(merge.rows);
     changelogFilesRead = deletes.filesRead;
     changelogFilesSkipped = deletes.filesSkippedByFilter;
@@ -163,7 +157,8 @@ public final class ChangeApplication {
   /**
    * Where the table's keys are at {@code version}: the locations moved on by this object's last
    * commit when they describe it, else read from the files once (after a restart, an optimize,
-   * another writer's commit); null when the table cannot be located ({@link KeyLocations}).
+   * another writer's commit; none for a table without files); null when the table cannot be
+   * located ({@link KeyLocations}).
    */
   private KeyLocations locations(PositionedRowReader reader, List<TableFile> files, RowLayout layout, MergeBatch batch,
       long version) {
@@ -178,6 +173,9 @@ public final class ChangeApplication {
       located.drop();
       located = null;
     }
+    if (files.isEmpty()) {
+      return KeyLocations.empty(key, version);
+    }
     if (!locatable || !KeyLocations.wouldFit(files)) {
       return null;
     }
@@ -186,12 +184,6 @@ public final class ChangeApplication {
     locatable = read.isPresent(); // a key held twice: not written by merges alone, and not read again for nothing
     located = read.orElse(null); // kept when this application is given up before its commit: the table is still there
     return located;
-  }
-
-  /** The locations of a table without files: none, at {@code version}. */
-  private KeyLocations locationsOfEmpty(MergeBatch batch, long version) {
-    return batch.keyColumns().size() == 1 && KeyLocations.locates(batch.keyColumns().get(0))
-        ? KeyLocations.empty(batch.keyColumns().get(0), version) : null;
   }
 
   // The loops over a step's changes are methods of their own: a loop in apply() made C2 compile

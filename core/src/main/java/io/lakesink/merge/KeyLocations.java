@@ -171,74 +171,23 @@ final class KeyLocations {
   }
 
   /** What {@link #find} gives for a key it cannot look up. */
-  static final Stored UNKNOWN = new Stored("", -1, ChangeOrder.UNKNOWN);
+  static final Stored UNKNOWN = new Stored("", -1, ChangeOrder.UNKNOWN, null);
 
   /**
-   * A stored row of a key: its file's path, its position in the file, and its rank; equal by
-   * those. It also stands for the key's entry, which {@link #committed} moves without looking the
-   * key up again.
+   * A stored row of a key: its file's path, its position in the file, and its rank; {@code entry}
+   * is the key's entry, which {@link #committed} moves without looking the key up again.
    */
-  static final class Stored {
-    private final String path;
-    private final long position;
-    private final ChangeOrder rank;
-    private final Location entry;
-
-    Stored(String path, long position, ChangeOrder rank) {
-      this(path, position, rank, null);
-    }
-
-    private Stored(String path, long position, ChangeOrder rank, Location entry) {
-      this.path = path;
-      this.position = position;
-      this.rank = rank;
-      this.entry = entry;
-    }
-
-    String path() {
-      return path;
-    }
-
-    long position() {
-      return position;
-    }
-
-    ChangeOrder rank() {
-      return rank;
-    }
-
-    @Override
-    public boolean equals(Object o) {
-      return o instanceof Stored t && path.equals(t.path) && position == t.position && rank.equals(t.rank);
-    }
-
-    @Override
-    public int hashCode() {
-      return java.util.Objects.hash(path, position, rank);
-    }
-
-    @Override
-    public String toString() {
-      return path + "@" + position + " " + rank;
-    }
-  }
+  record Stored(String path, long position, ChangeOrder rank, Location entry) {}
 
   /**
    * A commit of this worker landed at {@code newVersion}, right on top of {@link #version}: it
    * deleted the rows of {@code deleted}, and wrote {@code rows} (in their order) into {@code
    * files}, replacing the stored rows of their keys.
    *
-   * @return false when the rows written cannot be placed (a file's row count unknown, or not the
-   *     rows' count): the index is then no longer good for anything
-   */
-  boolean committed(Iterable<RowKey> deleted, KeyColumns key, List<Object[]> rows,
-      Function<Object[], ChangeOrder> ranks, List<WrittenFile> files, long newVersion) {
-    return committed(deleted, key, rows, Map.of(), ranks, files, newVersion);
-  }
-
-  /**
    * @param found the rows written whose key the table held, each with where {@link #find} found
    *     it (by identity): moved without looking their keys up again
+   * @return false when the rows written cannot be placed (a file's row count unknown, or not the
+   *     rows' count): the index is then no longer good for anything
    */
   boolean committed(Iterable<RowKey> deleted, KeyColumns key, List<Object[]> rows, Map<Object[], Stored> found,
       Function<Object[], ChangeOrder> ranks, List<WrittenFile> files, long newVersion) {
@@ -265,7 +214,7 @@ final class KeyLocations {
       for (long position = 0; position < f.rows(); position++, r++) {
         Object[] row = rows.get(r);
         Stored held = found.get(row);
-        Location at = held == null ? null : held.entry;
+        Location at = held == null ? null : held.entry();
         if (at == null) {
           RowKey k = key.keyOf(row);
           Object value = k == null ? null : valueOf(k);

@@ -11,6 +11,7 @@ import io.lakesink.event.ColumnType;
 import io.lakesink.merge.KeyColumns.RowKey;
 import io.lakesink.view.ChangeOrder;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
@@ -29,6 +30,13 @@ class KeyLocationsTest {
     return new Object[] {id, ts, 0, offset};
   }
 
+  /** The key's stored row is at this position of this file, ranked so. */
+  static void assertStored(String path, long position, ChangeOrder rank, KeyLocations.Stored at) {
+    assertEquals(path, at.path());
+    assertEquals(position, at.position());
+    assertEquals(rank, at.rank());
+  }
+
   static RowKey key(long id) {
     return ID.keyOf(new Object[] {id});
   }
@@ -37,41 +45,41 @@ class KeyLocationsTest {
   void eachCommitMovesTheKeysItWroteAndForgetsTheOnesItDeleted() {
     KeyLocations at = KeyLocations.empty(ID, -1);
     assertTrue(at.describes(-1, ID));
-    assertTrue(at.committed(List.of(), ID, List.of(row(1, 10, 0), row(2, 10, 1), row(3, 10, 2)), RANK,
+    assertTrue(at.committed(List.of(), ID, List.of(row(1, 10, 0), row(2, 10, 1), row(3, 10, 2)), Map.of(), RANK,
         List.of(new WrittenFile("a.parquet", 2), new WrittenFile("b.parquet", 1)), 0));
     assertTrue(at.describes(0, ID));
     assertFalse(at.describes(1, ID));
-    assertEquals(new KeyLocations.Stored("a.parquet", 0, new ChangeOrder(10L, 0, 0L)), at.find(key(1)));
-    assertEquals(new KeyLocations.Stored("a.parquet", 1, new ChangeOrder(10L, 0, 1L)), at.find(key(2)));
-    assertEquals(new KeyLocations.Stored("b.parquet", 0, new ChangeOrder(10L, 0, 2L)), at.find(key(3)));
+    assertStored("a.parquet", 0, new ChangeOrder(10L, 0, 0L), at.find(key(1)));
+    assertStored("a.parquet", 1, new ChangeOrder(10L, 0, 1L), at.find(key(2)));
+    assertStored("b.parquet", 0, new ChangeOrder(10L, 0, 2L), at.find(key(3)));
     assertNull(at.find(key(4)));
     assertEquals(2, at.files());
 
     // Key 3 replaced: b.parquet holds no key any more and is forgotten; key 1 deleted.
-    assertTrue(at.committed(List.of(key(1)), ID, List.of(row(3, 20, 3), row(4, 20, 4)), RANK,
+    assertTrue(at.committed(List.of(key(1)), ID, List.of(row(3, 20, 3), row(4, 20, 4)), Map.of(), RANK,
         List.of(new WrittenFile("c.parquet", 2)), 1));
     assertNull(at.find(key(1)));
-    assertEquals(new KeyLocations.Stored("c.parquet", 0, new ChangeOrder(20L, 0, 3L)), at.find(key(3)));
-    assertEquals(new KeyLocations.Stored("c.parquet", 1, new ChangeOrder(20L, 0, 4L)), at.find(key(4)));
+    assertStored("c.parquet", 0, new ChangeOrder(20L, 0, 3L), at.find(key(3)));
+    assertStored("c.parquet", 1, new ChangeOrder(20L, 0, 4L), at.find(key(4)));
     assertEquals(2, at.files(), "a.parquet (key 2) and c.parquet");
     assertEquals(3, at.size());
 
     // Many commits, each replacing every key: the files known stay the table's, not one per commit.
     for (int commit = 2; commit < 100; commit++) {
       assertTrue(at.committed(List.of(), ID, List.of(row(2, commit, commit), row(3, commit, commit), row(4, commit, commit)),
-          RANK, List.of(new WrittenFile("f" + commit + ".parquet", 3)), commit));
+          Map.of(), RANK, List.of(new WrittenFile("f" + commit + ".parquet", 3)), commit));
     }
     assertEquals(1, at.files());
-    assertEquals(new KeyLocations.Stored("f99.parquet", 2, new ChangeOrder(99L, 0, 99L)), at.find(key(4)));
+    assertStored("f99.parquet", 2, new ChangeOrder(99L, 0, 99L), at.find(key(4)));
   }
 
   @Test
   void rowsItCannotPlaceLeaveItDescribingNothing() {
     KeyLocations at = KeyLocations.empty(ID, 0);
-    assertFalse(at.committed(List.of(), ID, List.<Object[]>of(row(1, 10, 0)), RANK, List.of(new WrittenFile("a.parquet", -1)), 1),
+    assertFalse(at.committed(List.of(), ID, List.<Object[]>of(row(1, 10, 0)), Map.of(), RANK, List.of(new WrittenFile("a.parquet", -1)), 1),
         "a file whose statistics do not give its rows");
     KeyLocations other = KeyLocations.empty(ID, 0);
-    assertFalse(other.committed(List.of(), ID, List.of(row(1, 10, 0), row(2, 10, 1)), RANK,
+    assertFalse(other.committed(List.of(), ID, List.of(row(1, 10, 0), row(2, 10, 1)), Map.of(), RANK,
         List.of(new WrittenFile("a.parquet", 1)), 1), "files holding fewer rows than written");
   }
 
