@@ -102,7 +102,7 @@ public final class ChangelogDelivery extends BufferedDelivery {
     }
     if (kept != null) {
       // The rows just written go to the kept table's follow in memory: it need not read them back.
-      kept.changelogCommitted(version, prepared.addedDataFiles(), request.columns(), request.rows());
+      kept.changelogCommitted(version, prepared.addedFiles(), request.columns(), request.rows());
     }
     return version;
   }

@@ -12,6 +12,7 @@ import io.lakesink.error.TableFailureException;
 import io.lakesink.event.ChangeEvent;
 import io.lakesink.event.Column;
 import io.lakesink.merge.ChangeApplication;
+import io.lakesink.merge.SourceFile;
 import io.lakesink.view.ChangeOrder;
 import java.time.Clock;
 import java.time.Duration;
@@ -27,6 +28,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -152,6 +154,8 @@ public final class CurrentStateTable {
   private volatile FilesApplied lastApplied = new FilesApplied(0, 0);
   /** Follows this object committed beside the changelog's write of their rows ({@link #followEarly}). */
   private volatile long earlyFollows;
+  /** Rows its commits took over with the changelog's files ({@link #rowsTakenOver}). */
+  private volatile long rowsTakenOver;
   /** What the follow that runs holds on the heap, estimated; 0 between follows. */
   private volatile long heldHeapBytes;
   /** Keys the last commit's changes had: what the next one's reduction is sized for (commits of a busy table are alike). */
@@ -269,14 +273,20 @@ public final class CurrentStateTable {
         ? PartitionOrder.read(changelog, changelog.columns().orElseThrow(), added, written) : new PartitionOrder();
     int i = 0;
     do {
+      int start = i;
+      int handedBefore = changes.filesHanded;
       Chunk chunk = nextChunk(changes, added, i, order);
       i = chunk.end();
+      // One file whose rows were handed over (read whole, in file order): the table takes it over.
+      TableFile one = i == start + 1 ? added.get(start) : null;
+      SourceFile source = one != null && changes.filesHanded == handedBefore + 1
+          ? chunk.source(changelog.columns().orElseThrow(), () -> Optional.of(new SourceFile.Held(changelog, one))) : null;
       boolean last = i >= added.size();
       long from = reflected;
       long next = last ? latest : reflected; // a step of a long catch-up reflects no new version yet
       heldHeapBytes = chunk.heapBytes() + chunk.changes().size() * MERGE_BYTES_PER_CHANGE;
       ChangeApplication.Applied applied = application.apply(changelog, files, chunk.changes(), truncatedAt,
-          floor -> offsets(from, next, floor), () -> hook.at(name, Step.BEFORE_COMMIT));
+          floor -> offsets(from, next, floor), () -> hook.at(name, Step.BEFORE_COMMIT), source);
       committed(applied, next);
       truncatedAt = applied.truncatedAt();
     } while (i < added.size());
@@ -312,7 +322,7 @@ public final class CurrentStateTable {
    *     follow applies it now
    */
   public synchronized boolean followEarly(
-      long base, List<Column> columns, AtomicReference<List<Object[]>> rows, Future<Long> landed) {
+      long base, List<Column> columns, AtomicReference<List<Object[]>> rows, Future<Landed> landed) {
     if (refused != null) {
       return true; // stopped: no follow applies anything until an operator releases the table
     }
@@ -332,13 +342,14 @@ public final class CurrentStateTable {
       }
       heldHeapBytes = chunk.heapBytes() + chunk.changes().size() * MERGE_BYTES_PER_CHANGE;
       long next = base + 1;
+      SourceFile source = chunk.source(columns, () -> landedFile(landed));
       ChangeApplication.Applied done = application.apply(changelog, changelog.files(), chunk.changes(), writtenTruncate,
           floor -> offsets(base, next, floor), () -> {
-            if (landedAt(landed) != next) {
+            if (landedAt(landed).version() != next) {
               throw new ChangeApplication.NotCommitted("the changelog's commit did not land as version " + next);
             }
             hook.at(name, Step.BEFORE_COMMIT);
-          });
+          }, source);
       committed(done, next);
       lastApplied = new FilesApplied(1, 0);
       earlyFollows++;
@@ -372,6 +383,7 @@ public final class CurrentStateTable {
 
   /** This object committed {@code applied} to the table, reflecting changelog version {@code reflects}. */
   private void committed(ChangeApplication.Applied applied, long reflects) {
+    rowsTakenOver += application.rowsTakenOver();
     lastWritten = applied.version();
     commits++;
     reflected = reflects;
@@ -379,20 +391,36 @@ public final class CurrentStateTable {
     writtenTruncate = applied.truncatedAt();
   }
 
-  /** The version the changelog's commit landed at, waited for; -1 when it failed or never came. */
-  private static long landedAt(Future<Long> landed) {
+  /** How the changelog's commit of an early follow's rows ended: the version it landed at (-1: it failed), and its files. */
+  record Landed(long version, List<TableFile> files) {
+    static final Landed FAILED = new Landed(-1, List.of());
+  }
+
+  /** The changelog's commit of an early follow's rows, waited for; {@link Landed#FAILED} when it failed or never came. */
+  private static Landed landedAt(Future<Landed> landed) {
     try {
       return landed.get(EARLY_FOLLOW_WAIT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return -1;
+      return Landed.FAILED;
     } catch (ExecutionException | TimeoutException e) {
-      return -1;
+      return Landed.FAILED;
     }
   }
 
+  /** The one file the changelog's commit of an early follow's rows wrote (landed by now), if it wrote one. */
+  private Optional<SourceFile.Held> landedFile(Future<Landed> landed) {
+    List<TableFile> files = landedAt(landed).files();
+    return files.size() == 1 ? Optional.of(new SourceFile.Held(changelog, files.get(0))) : Optional.empty();
+  }
+
   /** The changes one commit applies, what they hold on the heap, and the index of the first file left for the next one. */
-  private record Chunk(List<ChangeEvent> changes, long heapBytes, int end) {}
+  private record Chunk(List<ChangeEvent> changes, long heapBytes, int end, LatestChanges.Kept<Object[]> rows, long read) {
+    /** The changelog file whose rows this chunk's commit takes over, when it is one file read whole. */
+    SourceFile source(List<Column> columns, Supplier<Optional<SourceFile.Held>> file) {
+      return new ChangelogFileRows(columns, rows, read, file);
+    }
+  }
 
   /**
    * Reads the files from {@code start} on into the changes of one commit: it ends at the row
@@ -411,7 +439,8 @@ public final class CurrentStateTable {
       });
       heldHeapBytes = chunk.heapBytes();
     }
-    return new Chunk(keptChanges(changes, chunk), chunk.heapBytes(), i);
+    LatestChanges.Kept<Object[]> kept = chunk.kept();
+    return new Chunk(keptChanges(changes, chunk, kept), chunk.heapBytes(), i, kept, chunk.added());
   }
 
   /**
@@ -427,7 +456,8 @@ public final class CurrentStateTable {
     }
     LatestChanges<Object[]> chunk = new LatestChanges<>(changes, lastChunkKeys);
     rows.forEach(row -> reduce(chunk, row));
-    return new Chunk(keptChanges(changes, chunk), chunk.heapBytes(), 1); // as the one file they are written to
+    LatestChanges.Kept<Object[]> kept = chunk.kept();
+    return new Chunk(keptChanges(changes, chunk, kept), chunk.heapBytes(), 1, kept, chunk.added()); // as the one file they are written to
   }
 
   /** Adds a changelog row to a reduction, and now and then what it holds to {@link #heldHeapBytes}. */
@@ -439,11 +469,10 @@ public final class CurrentStateTable {
   }
 
   /** The changes a reduction kept, as change events: only the rows kept become changes. */
-  private List<ChangeEvent> keptChanges(ChangelogChanges changes, LatestChanges<Object[]> chunk) {
+  private List<ChangeEvent> keptChanges(ChangelogChanges changes, LatestChanges<Object[]> chunk, LatestChanges.Kept<Object[]> kept) {
     lastChunkKeys = chunk.keys();
-    List<Object[]> kept = chunk.changes();
-    List<ChangeEvent> applied = new ArrayList<>(kept.size());
-    kept.forEach(row -> applied.add(changes.change(row)));
+    List<ChangeEvent> applied = new ArrayList<>(kept.changes().size());
+    kept.changes().forEach(row -> applied.add(changes.change(row)));
     return applied;
   }
 
@@ -494,6 +523,11 @@ public final class CurrentStateTable {
   /** Files of the table the last commit's merge read (to find the rows it replaces, or where its keys are). */
   int tableFilesRead() {
     return application.targetFilesRead();
+  }
+
+  /** Rows this object's commits took over with the changelog's files instead of writing them (tests, the benchmark). */
+  public long rowsTakenOver() {
+    return rowsTakenOver;
   }
 
   /** Whether the last commit's merge found the rows it replaces without reading the table's files. */

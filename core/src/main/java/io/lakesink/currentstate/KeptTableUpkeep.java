@@ -6,6 +6,7 @@ import io.lakesink.delivery.DeliveryState;
 import io.lakesink.delivery.IdleDaemonPool;
 import io.lakesink.delivery.SourcePartition;
 import io.lakesink.error.TableFailureException;
+import io.lakesink.delta.TableFile;
 import io.lakesink.event.Column;
 import io.lakesink.maintenance.MaintenanceRunner;
 import io.lakesink.quarantine.QuarantineRecord;
@@ -37,7 +38,7 @@ public final class KeptTableUpkeep {
   /** How often a kept table that is behind (a failed follow, a catch-up at start) is tried from the worker's loop. */
   static final long FOLLOW_RETRY_MILLIS = 10_000;
   /** What an early follow that ended without the changelog's commit leaves in its place, for the writer. */
-  private static final long GAVE_UP = Long.MIN_VALUE;
+  private static final CurrentStateTable.Landed GAVE_UP = new CurrentStateTable.Landed(Long.MIN_VALUE, List.of());
   /** How often a quarantined kept table looks for an operator's release (as a worker does for its tables). */
   static final long RELEASE_CHECK_MILLIS = 10_000;
   /** How long a stop waits for the kept table's follows before abandoning one (the next start catches up). */
@@ -64,7 +65,7 @@ public final class KeptTableUpkeep {
    * of its rows; null when none runs. Set and cleared by the changelog's writer (one flush at a
    * time), volatile as writer threads take turns.
    */
-  private volatile CompletableFuture<Long> landing;
+  private volatile CompletableFuture<CurrentStateTable.Landed> landing;
 
   /** @param subscription the changelog's subscription (its key, its quarantine settings) */
   public KeptTableUpkeep(CurrentStateTable kept, Subscription subscription, DeliveryContext context) {
@@ -102,12 +103,12 @@ public final class KeptTableUpkeep {
    * because holding a flush's rows for the length of a follow, beside the next flush's buffers,
    * would raise the heap a worker needs; the follow after it reads the file.
    */
-  public void changelogCommitted(long version, List<String> dataFiles, List<Column> columns, List<Object[]> rows) {
-    CompletableFuture<Long> early = landing;
+  public void changelogCommitted(long version, List<TableFile> dataFiles, List<Column> columns, List<Object[]> rows) {
+    CompletableFuture<CurrentStateTable.Landed> early = landing;
     if (early != null) {
       landing = null;
       kept.changelogCommitted(version); // before the early follow may commit: it is behind until then
-      if (early.complete(version)) {
+      if (early.complete(new CurrentStateTable.Landed(version, dataFiles))) {
         return; // taken: it commits, or asks for an ordinary follow, which reads the file
       }
       // It gave up before the commit landed: the commit is followed as any other.
@@ -115,7 +116,7 @@ public final class KeptTableUpkeep {
     if (follower.busy() || kept.refusal().isPresent()) {
       kept.changelogCommitted(version);
     } else {
-      kept.changelogCommitted(version, dataFiles, columns, rows);
+      kept.changelogCommitted(version, dataFiles.stream().map(TableFile::path).toList(), columns, rows);
     }
     follower.wake();
   }
@@ -131,7 +132,7 @@ public final class KeptTableUpkeep {
     if (baseVersion < 0 || kept.refusal().isPresent() || kept.progress().lagVersions() > 0) {
       return;
     }
-    CompletableFuture<Long> landed = new CompletableFuture<>();
+    CompletableFuture<CurrentStateTable.Landed> landed = new CompletableFuture<>();
     landing = landed;
     // Handed in a holder the follow empties: the rows it does not keep are not held until its commit.
     AtomicReference<List<Object[]>> handed = new AtomicReference<>(rows);
@@ -149,10 +150,10 @@ public final class KeptTableUpkeep {
 
   /** The write announced by {@link #changelogWriting} did not commit: its early follow gives up. */
   public void changelogWriteFailed() {
-    CompletableFuture<Long> early = landing;
+    CompletableFuture<CurrentStateTable.Landed> early = landing;
     if (early != null) {
       landing = null;
-      early.complete(-1L);
+      early.complete(CurrentStateTable.Landed.FAILED);
     }
   }
 

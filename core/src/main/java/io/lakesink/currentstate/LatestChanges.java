@@ -233,6 +233,14 @@ final class LatestChanges<T> {
 
   /** The changes kept, in the order they were added. */
   List<T> changes() {
+    return kept().changes();
+  }
+
+  /**
+   * The changes kept, in the order they were added, each with the number of its addition (its
+   * position in the file, for the changes of one file read in file order).
+   */
+  Kept<T> kept() {
     if (added > Integer.MAX_VALUE || added > 4 * held()) {
       List<Numbered<T>> all = new ArrayList<>(kept);
       forEachEntry(l -> {
@@ -242,7 +250,7 @@ final class LatestChanges<T> {
         }
       });
       all.sort(Comparator.comparingLong(Numbered::number));
-      return all.stream().map(Numbered::change).toList();
+      return new Kept<>(all.stream().map(Numbered::change).toList(), all.stream().mapToLong(Numbered::number).toArray());
     }
     // Each number is below the count added and once only: put in place, not compared (a sort of
     // the kept changes, chasing a pointer per comparison, was a twentieth of a follow).
@@ -255,15 +263,20 @@ final class LatestChanges<T> {
       }
     });
     List<T> out = new ArrayList<>((int) held());
-    for (Object e : inOrder) {
-      if (e != null) {
+    long[] numbers = new long[inOrder.length];
+    for (int i = 0; i < inOrder.length; i++) {
+      if (inOrder[i] != null) {
         @SuppressWarnings("unchecked")
-        T change = (T) e;
+        T change = (T) inOrder[i];
+        numbers[out.size()] = i;
         out.add(change);
       }
     }
-    return out;
+    return new Kept<>(out, out.size() == numbers.length ? numbers : Arrays.copyOf(numbers, out.size()));
   }
+
+  /** Changes kept, in the order they were added, and the number of each one's addition. */
+  record Kept<T>(List<T> changes, long[] numbers) {}
 
   /** Every entry of a key and partition. */
   private void forEachEntry(java.util.function.Consumer<Latest<T>> action) {

@@ -87,6 +87,39 @@ final class DeletionVectorUpdate {
     return physical > 0 && positions.length == physical && positions[0] == 0 && positions[positions.length - 1] == physical - 1;
   }
 
+  /** The positions below {@code physicalRows} that are not in {@code keep} (sorted, distinct), sorted. */
+  static long[] complement(long[] keep, long physicalRows) {
+    long[] out = new long[Math.toIntExact(physicalRows - keep.length)];
+    int n = 0;
+    int k = 0;
+    for (long p = 0; p < physicalRows; p++) {
+      if (k < keep.length && keep[k] == p) {
+        k++;
+      } else {
+        out[n++] = p;
+      }
+    }
+    if (k != keep.length || n != out.length) {
+      throw new IllegalArgumentException("positions to keep not sorted, distinct and below " + physicalRows);
+    }
+    return out;
+  }
+
+  /** A new file's add action (unpartitioned, a data change), with its statistics and deletion vector when given. */
+  static Row addAction(String path, long size, long modificationTime, String stats, Optional<Row> deletionVector) {
+    Map<Integer, Object> fields = new HashMap<>();
+    fields.put(AddFile.FULL_SCHEMA.indexOf("path"), path);
+    fields.put(AddFile.FULL_SCHEMA.indexOf("partitionValues"), io.delta.kernel.internal.util.VectorUtils.stringStringMapValue(Map.of()));
+    fields.put(AddFile.FULL_SCHEMA.indexOf("size"), size);
+    fields.put(AddFile.FULL_SCHEMA.indexOf("modificationTime"), modificationTime);
+    fields.put(AddFile.FULL_SCHEMA.indexOf("dataChange"), true);
+    if (stats != null) {
+      fields.put(AddFile.FULL_SCHEMA.indexOf("stats"), stats);
+    }
+    deletionVector.ifPresent(dv -> fields.put(AddFile.FULL_SCHEMA.indexOf("deletionVector"), dv));
+    return new GenericRow(AddFile.FULL_SCHEMA, fields);
+  }
+
   /**
    * The same file with another deletion vector. Its statistics stay those of the Parquet file
    * ({@code numRecords} counts deleted rows too, as the protocol says), marked {@code

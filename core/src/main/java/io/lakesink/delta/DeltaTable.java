@@ -470,6 +470,47 @@ public final class DeltaTable {
     }
 
     /**
+     * Takes {@code file} of {@code source} over as a new data file of the commit instead of
+     * writing rows it already holds: the file is copied into this table's directory (its own
+     * copy, so neither table's vacuum or optimize can take it from the other) and added with a
+     * deletion vector that keeps only the rows at {@code keep} (0-based positions in file order,
+     * sorted, distinct). Its statistics are the source's, for this table's columns (the bounds
+     * then no longer tight); a column of this table the file lacks reads null, as one added to a
+     * table after a file was written. Only for an unpartitioned table with deletion vectors, and
+     * a file without a deletion vector of its own whose rows hold this table's columns with the
+     * same names and types (the caller's to check, row by row).
+     *
+     * @return the file as this table's log spells it, with the positions of the rows kept
+     */
+    public WrittenFile takeOver(DeltaTable source, TableFile file, long[] keep) {
+      if (!request.partitionColumns().isEmpty() || file.hasDeletionVector() || file.physicalRows() < 0) {
+        throw new IllegalStateException("only a statistics-carrying file without a deletion vector can be taken over"
+            + " by an unpartitioned table: " + file + " into " + location);
+      }
+      String name = java.util.UUID.randomUUID() + ".parquet";
+      // Streamed through the storage's own reader and writer (Azure: ranged reads, staged blocks),
+      // never held whole: a changelog file may be as large as a Parquet file gets.
+      try (var in = fileIO().newInputFile(source.location + "/" + file.path(), file.size()).newStream();
+          var out = fileIO().newOutputFile(location + "/" + name).create(false)) {
+        in.transferTo(out);
+      } catch (IOException e) {
+        throw new UncheckedIOException("could not copy " + file.path() + " of " + source.location + " into " + location, e);
+      }
+      long[] dropped = DeletionVectorUpdate.complement(keep, file.physicalRows());
+      Optional<Row> vector = dropped.length == 0 ? Optional.empty()
+          : Optional.of(DeletionVectorFile.write(engine, location, List.of(dropped)).get(0).toRow());
+      Set<String> columns = new java.util.HashSet<>();
+      request.columns().forEach(c -> columns.add(c.name()));
+      Row add = DeletionVectorUpdate.addAction(name, file.size(), System.currentTimeMillis(),
+          FileStats.restricted(file.stats, columns, vector.isEmpty()), vector);
+      synchronized (this) {
+        adds.add(SingleAction.createAddFileSingleAction(add));
+        rowsWritten += keep.length;
+      }
+      return new WrittenFile(name, keep.length, keep);
+    }
+
+    /**
      * Writes {@code file} again without the rows at {@code positions} (0-based, in file order),
      * nor those its deletion vector deletes, then {@code added} (aligned with the request's
      * columns): a copy-on-write merge's rewrite of a file with the changed rows of its keys,
@@ -865,16 +906,16 @@ public final class DeltaTable {
       return metadata.isPresent();
     }
 
-    /** The paths of the data files the commit adds, as its log spells them. */
-    public List<String> addedDataFiles() {
-      List<String> paths = new ArrayList<>();
+    /** The data files the commit adds, as its log records them (to be read or taken over once it landed). */
+    public List<TableFile> addedFiles() {
+      List<TableFile> files = new ArrayList<>();
       for (Row action : dataActions) {
         int add = action.getSchema().indexOf("add");
         if (add >= 0 && !action.isNullAt(add)) {
-          paths.add(new AddFile(action.getStruct(add)).getPath());
+          files.add(FileStats.of(new AddFile(action.getStruct(add)), null));
         }
       }
-      return paths;
+      return files;
     }
 
     /**

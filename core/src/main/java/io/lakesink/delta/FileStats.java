@@ -32,7 +32,35 @@ final class FileStats {
     Map<String, String> partitions = new HashMap<>(VectorUtils.<String, String>toJavaMap(add.getPartitionValues()));
     long deleted = add.getDeletionVector().map(dv -> dv.getCardinality()).orElse(0L);
     return new TableFile(add.getPath(), add.getSize(), rows, deleted, min, max, partitions,
-        add.getDeletionVector().isPresent(), scanRow);
+        add.getDeletionVector().isPresent(), scanRow, add.getStatsJson().orElse(null));
+  }
+
+  /**
+   * Statistics of a file as another table's: {@code numRecords}, and of {@code minValues},
+   * {@code maxValues} and {@code nullCount} only the columns it has; {@code tightBounds: false}
+   * unless {@code tight}. Null for none or unreadable ones (readers then read the file).
+   */
+  static String restricted(String stats, java.util.Set<String> columns, boolean tight) {
+    if (stats == null) {
+      return null;
+    }
+    try {
+      JsonNode node = JSON.readTree(stats);
+      if (!(node instanceof com.fasterxml.jackson.databind.node.ObjectNode o)) {
+        return null;
+      }
+      for (String part : java.util.List.of("minValues", "maxValues", "nullCount")) {
+        if (o.get(part) instanceof com.fasterxml.jackson.databind.node.ObjectNode values) {
+          values.retain(columns);
+        }
+      }
+      if (!tight) {
+        o.put("tightBounds", false);
+      }
+      return JSON.writeValueAsString(o);
+    } catch (IOException e) {
+      return null;
+    }
   }
 
   private static Map<String, Object> values(JsonNode node) {

@@ -17,6 +17,8 @@ public final class TableFile {
   private final Map<String, String> partitionValues;
   private final boolean deletionVector;
   final Row scanRow;
+  /** The statistics' JSON as the log holds it, or null: what a table taking the file over starts from. */
+  final String stats;
   /**
    * The rows its current deletion vector deletes, sorted, once read ({@link
    * DeletionVectorFile#deletedPositions}): a merge reads them to skip those rows, and again to
@@ -26,7 +28,7 @@ public final class TableFile {
 
   TableFile(
       String path, long size, long rows, long deletedRows, Map<String, Object> min, Map<String, Object> max,
-      Map<String, String> partitionValues, boolean deletionVector, Row scanRow) {
+      Map<String, String> partitionValues, boolean deletionVector, Row scanRow, String stats) {
     this.path = path;
     this.size = size;
     this.rows = rows;
@@ -36,6 +38,7 @@ public final class TableFile {
     this.partitionValues = partitionValues;
     this.deletionVector = deletionVector;
     this.scanRow = scanRow;
+    this.stats = stats;
   }
 
   /** The file's partition values as the log holds them (text); empty for an unpartitioned table. */

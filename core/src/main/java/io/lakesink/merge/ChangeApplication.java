@@ -61,6 +61,8 @@ public final class ChangeApplication {
   private int locationsRead;
   /** Whether the last application found the stored rows in {@link #located} instead of reading files. */
   private boolean targetRowsLocated;
+  /** Rows the last application took over with the changelog's file instead of writing them ({@link SourceFile}). */
+  private long rowsTakenOver;
 
   /**
    * @param key the columns changes are matched on (required: a kept table needs a key)
@@ -105,8 +107,18 @@ public final class ChangeApplication {
   public Applied apply(
       DeltaTable changelog, List<TableFile> changelogFiles, List<ChangeEvent> events, ChangeOrder truncatedAt,
       Function<ChangeOrder, CommitOffsets> offsets, Runnable beforeCommit) {
+    return apply(changelog, changelogFiles, events, truncatedAt, offsets, beforeCommit, null);
+  }
+
+  /**
+   * @param source the changelog file the changes were read from, whose rows the commit takes over
+   *     instead of writing them again; null for none
+   */
+  public Applied apply(
+      DeltaTable changelog, List<TableFile> changelogFiles, List<ChangeEvent> events, ChangeOrder truncatedAt,
+      Function<ChangeOrder, CommitOffsets> offsets, Runnable beforeCommit, SourceFile source) {
     try {
-      return applyOnce(changelog, changelogFiles, events, truncatedAt, offsets, beforeCommit);
+      return applyOnce(changelog, changelogFiles, events, truncatedAt, offsets, beforeCommit, source);
     } catch (NotCommitted e) {
       throw e; // given up before the commit: nothing landed
     } catch (RuntimeException e) {
@@ -117,7 +129,7 @@ public final class ChangeApplication {
 
   private Applied applyOnce(
       DeltaTable changelog, List<TableFile> changelogFiles, List<ChangeEvent> events, ChangeOrder truncatedAt,
-      Function<ChangeOrder, CommitOffsets> offsets, Runnable beforeCommit) {
+      Function<ChangeOrder, CommitOffsets> offsets, Runnable beforeCommit, SourceFile source) {
     Truncations.Cut cut = new Truncations(truncatedAt).cut(events);
     ChangeOrder floor = cut.floor();
     List<ChangeEvent> changes = cut.changes();
@@ -135,17 +147,33 @@ public final class ChangeApplication {
     KeyLocations at = vectors && cut.at() == null ? locations(reader, files, layout, batch, pending.baseVersion()) : null;
     TableMerge merge = TableMerge.merge(reader, pending, files, layout, batch, history, vectors, cut.at(),
         files.isEmpty() ? null : keyFilters(), null, at);
-    List<WrittenFile> written = pending.write(merge.rows);
+    // Rows the changelog's file holds as they are are taken over with it, not written again.
+    java.util.function.ToLongFunction<Object[]> positions = source == null || !vectors ? null : source.positions(layout.columns());
+    TakenRows split = positions == null ? null : TakenRows.split(merge.rows, positions);
+    List<WrittenFile> written = new ArrayList<>(pending.write(split == null ? merge.rows : split.others()));
     changelogFilesRead = deletes.filesRead;
     changelogFilesSkipped = deletes.filesSkippedByFilter;
     targetFilesRead = merge.filesRead + locationsRead;
+    beforeCommit.run();
+    List<Object[]> placed = merge.rows;
+    rowsTakenOver = 0;
+    if (split != null && !split.taken().isEmpty()) {
+      placed = new ArrayList<>(split.others());
+      placed.addAll(split.taken());
+      Optional<SourceFile.Held> held = source.file();
+      if (held.isPresent()) {
+        written.add(pending.takeOver(held.get().table(), held.get().file(), split.positions()));
+        rowsTakenOver = split.taken().size();
+      } else {
+        written.addAll(pending.write(split.taken()));
+      }
+    }
     // Planned from what the table held: a commit that lost a race is planned again, never moved.
     DeltaTable.PreparedAppend prepared = pending.prepare(merge.rewritten).withoutRebase();
-    beforeCommit.run();
     located = null; // from here on the table may be at another version than the one it describes
     long version = target.commit(prepared);
     merge.remember(known);
-    if (at != null && merge.moveOn(at, written, version)) {
+    if (at != null && merge.moveOn(at, placed, written, version)) {
       located = at;
     } else if (at != null) {
       at.drop();
@@ -275,6 +303,11 @@ public final class ChangeApplication {
   /** Whether the last application found the stored rows of its keys without reading the table's files. */
   public boolean targetRowsLocated() {
     return targetRowsLocated;
+  }
+
+  /** Rows the last application took over with the changelog's file instead of writing them again. */
+  public long rowsTakenOver() {
+    return rowsTakenOver;
   }
 
   /** The changelog's delete filters, made once (kept in memory between applications); null without file access. */

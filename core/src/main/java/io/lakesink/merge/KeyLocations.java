@@ -211,7 +211,8 @@ final class KeyLocations {
     int r = 0;
     for (WrittenFile f : files) {
       int file = fileOf(f.path());
-      for (long position = 0; position < f.rows(); position++, r++) {
+      for (long i = 0; i < f.rows(); i++, r++) {
+        long position = f.position(i);
         Object[] row = rows.get(r);
         Stored held = found.get(row);
         Location at = held == null ? null : held.entry();

@@ -229,15 +229,16 @@ final class TableMerge {
   /**
    * This merge's commit landed at {@code newVersion}, right on top of the version {@code
    * locations} describes: they move on with the keys it deleted and the rows it wrote into
-   * {@code files}. False when they cannot (then they describe nothing any more).
+   * {@code files} ({@code placed}: this merge's rows in the order they fill them). False when they
+   * cannot (then they describe nothing any more).
    */
-  boolean moveOn(KeyLocations locations, List<WrittenFile> files, long newVersion) {
+  boolean moveOn(KeyLocations locations, List<Object[]> placed, List<WrittenFile> files, long newVersion) {
     // Only a merge that found its stored rows there: a truncate or a copy-on-write rewrite moves
     // rows no key of the batch names.
     if (!located || newVersion != locations.version() + 1) {
       return false;
     }
-    return locations.committed(deletes.keySet(), key, rows, relocated, ranks::of, files, newVersion);
+    return locations.committed(deletes.keySet(), key, placed, relocated, ranks::of, files, newVersion);
   }
 
   /**

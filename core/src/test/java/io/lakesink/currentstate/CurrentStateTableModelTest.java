@@ -244,7 +244,7 @@ public class CurrentStateTableModelTest {
         current = follower.follow();
       }
       handed += follower.lastApplied().handed();
-      assertTrue(current, () -> "caught up: " + follower(engine, storage, hook, random, key).progress());
+      CurrentStateTable f0 = follower; assertTrue(current, () -> "caught up: " + f0.progress() + " " + f0.refusal());
       List<Map<String, Object>> changelog = DeltaTableReader.readAll(new DeltaTable(engine, storage.tableLocation("t_APPEND")));
       Map<String, Map<String, Object>> view = byKey(CurrentState.collapse(changelog, key, true));
       Map<String, Map<String, Object>> table = byKey(DeltaTableReader.readAll(new DeltaTable(engine, storage.tableLocation("t"))));

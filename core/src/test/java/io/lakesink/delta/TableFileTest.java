@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 /** What the size limit and optimize see of a file with a deletion vector: its live rows and their share of the bytes. */
 class TableFileTest {
   static TableFile file(long rows, long deleted) {
-    return new TableFile("f.parquet", 1000, rows, deleted, Map.of(), Map.of(), Map.of(), deleted > 0, null);
+    return new TableFile("f.parquet", 1000, rows, deleted, Map.of(), Map.of(), Map.of(), deleted > 0, null, null);
   }
 
   @Test

@@ -81,6 +81,7 @@ class CurrentStateTableInteropTest {
     ChangelogDelivery delivery = delivery(subscription, storage, engine, context, hook);
     int crashes = 0;
     int checks = 0;
+    long taken = 0;
     int i = 0;
     while (i < events.size()) {
       int batch = 1 + random.nextInt(20);
@@ -94,6 +95,7 @@ class CurrentStateTableInteropTest {
       if (crashing) {
         crashes++;
         delivery.settle(java.time.Duration.ofSeconds(1)); // the worker stops
+        taken += delivery.keptTable().orElseThrow().rowsTakenOver();
         delivery = delivery(subscription, storage, engine, context, hook); // and restarts
         delivery.maintain(); // and catches the table up at start
         followed(delivery);
@@ -108,6 +110,9 @@ class CurrentStateTableInteropTest {
     }
     assertTrue(crashes > 0, "crashes injected");
     assertTrue(checks > crashes);
+    taken += delivery.keptTable().orElseThrow().rowsTakenOver();
+    assertTrue(taken > 0,
+        "rows taken over with the changelog's files (read by delta-spark through a deletion vector, without __rank_ts_ms)");
   }
 
   /** Waits for the follows asked for so far: they run on the follower's thread. */
