@@ -284,7 +284,7 @@ public final class CurrentStateTable {
       boolean last = i >= added.size();
       long from = reflected;
       long next = last ? latest : reflected; // a step of a long catch-up reflects no new version yet
-      heldHeapBytes = chunk.heapBytes() + chunk.changes().size() * MERGE_BYTES_PER_CHANGE;
+      heldHeapBytes = chunk.heldBytes();
       ChangeApplication.Applied applied = application.apply(changelog, files, chunk.changes(), truncatedAt,
           floor -> offsets(from, next, floor), () -> hook.at(name, Step.BEFORE_COMMIT), source);
       committed(applied, next);
@@ -340,7 +340,7 @@ public final class CurrentStateTable {
       if (chunk == null) {
         return false;
       }
-      heldHeapBytes = chunk.heapBytes() + chunk.changes().size() * MERGE_BYTES_PER_CHANGE;
+      heldHeapBytes = chunk.heldBytes();
       long next = base + 1;
       SourceFile source = chunk.source(columns, () -> landedFile(landed));
       ChangeApplication.Applied done = application.apply(changelog, changelog.files(), chunk.changes(), writtenTruncate,
@@ -416,6 +416,16 @@ public final class CurrentStateTable {
 
   /** The changes one commit applies, what they hold on the heap, and the index of the first file left for the next one. */
   private record Chunk(List<ChangeEvent> changes, long heapBytes, int end, LatestChanges.Kept<Object[]> rows, long read) {
+    /**
+     * What a follow of this chunk holds on the heap: the changes, what the merge builds for each,
+     * and the changelog rows kept for the file's take-over (their arrays; the values are the
+     * changes' own).
+     */
+    long heldBytes() {
+      long rowArrays = rows.changes().isEmpty() ? 0 : rows.changes().size() * (16L + 4L * rows.changes().get(0).length);
+      return heapBytes + changes.size() * MERGE_BYTES_PER_CHANGE + rowArrays;
+    }
+
     /** The changelog file whose rows this chunk's commit takes over, when it is one file read whole. */
     SourceFile source(List<Column> columns, Supplier<Optional<SourceFile.Held>> file) {
       return new ChangelogFileRows(columns, rows, read, file);

@@ -490,7 +490,7 @@ public final class DeltaTable {
       String name = java.util.UUID.randomUUID() + ".parquet";
       // Streamed through the storage's own reader and writer (Azure: ranged reads, staged blocks),
       // never held whole: a changelog file may be as large as a Parquet file gets.
-      try (var in = fileIO().newInputFile(source.location + "/" + file.path(), file.size()).newStream();
+      try (var in = source.fileIO().newInputFile(source.location + "/" + file.path(), file.size()).newStream();
           var out = fileIO().newOutputFile(location + "/" + name).create(false)) {
         in.transferTo(out);
       } catch (IOException e) {
