@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.ToLongFunction;
 
 /**
  * Applies changes read back from a changelog to a table kept from it, on a configured key, with
@@ -99,20 +100,13 @@ public final class ChangeApplication {
    * @param changelogFiles its files at that version (where deletes are looked up)
    * @param truncatedAt the latest truncate the table reflects already, or null
    * @param offsets the commit's transaction identifiers, given the latest truncate it will reflect
-   * @param beforeCommit run once the files are written, just before the commit; it may throw
-   *     {@link NotCommitted} to give the application up
+   * @param beforeCommit run once the rows are written, before the commit is prepared (a file taken
+   *     over is copied after it: an early follow's file is being written until then); it may
+   *     throw {@link NotCommitted} to give the application up
+   * @param source the changelog file the changes were read from, whose rows the commit takes over
+   *     instead of writing them again ({@link SourceFile}); null for none
    * @throws io.lakesink.delta.CommitFencedException when the table already reflects later changes
    * @throws io.lakesink.delta.CommitConflictException when another writer committed meanwhile
-   */
-  public Applied apply(
-      DeltaTable changelog, List<TableFile> changelogFiles, List<ChangeEvent> events, ChangeOrder truncatedAt,
-      Function<ChangeOrder, CommitOffsets> offsets, Runnable beforeCommit) {
-    return apply(changelog, changelogFiles, events, truncatedAt, offsets, beforeCommit, null);
-  }
-
-  /**
-   * @param source the changelog file the changes were read from, whose rows the commit takes over
-   *     instead of writing them again; null for none
    */
   public Applied apply(
       DeltaTable changelog, List<TableFile> changelogFiles, List<ChangeEvent> events, ChangeOrder truncatedAt,
@@ -130,6 +124,7 @@ public final class ChangeApplication {
   private Applied applyOnce(
       DeltaTable changelog, List<TableFile> changelogFiles, List<ChangeEvent> events, ChangeOrder truncatedAt,
       Function<ChangeOrder, CommitOffsets> offsets, Runnable beforeCommit, SourceFile source) {
+    rowsTakenOver = 0;
     Truncations.Cut cut = new Truncations(truncatedAt).cut(events);
     ChangeOrder floor = cut.floor();
     List<ChangeEvent> changes = cut.changes();
@@ -148,25 +143,25 @@ public final class ChangeApplication {
     TableMerge merge = TableMerge.merge(reader, pending, files, layout, batch, history, vectors, cut.at(),
         files.isEmpty() ? null : keyFilters(), null, at);
     // Rows the changelog's file holds as they are are taken over with it, not written again.
-    java.util.function.ToLongFunction<Object[]> positions = source == null || !vectors ? null : source.positions(layout.columns());
+    ToLongFunction<Object[]> positions = source == null || !vectors ? null : source.positions(layout.columns());
     TakenRows split = positions == null ? null : TakenRows.split(merge.rows, positions);
-    List<WrittenFile> written = new ArrayList<>(pending.write(split == null ? merge.rows : split.others()));
+    List<Object[]> toWrite = merge.sort(split == null ? merge.rows : split.others());
+    List<WrittenFile> written = new ArrayList<>(pending.write(toWrite));
     changelogFilesRead = deletes.filesRead;
     changelogFilesSkipped = deletes.filesSkippedByFilter;
     targetFilesRead = merge.filesRead + locationsRead;
     beforeCommit.run();
-    List<Object[]> placed = merge.rows;
-    rowsTakenOver = 0;
+    List<Object[]> placed = toWrite; // in the order the files written hold them, for the key locations
     if (split != null && !split.taken().isEmpty()) {
-      placed = new ArrayList<>(split.others());
-      placed.addAll(split.taken());
       Optional<SourceFile.Held> held = source.file();
       if (held.isPresent()) {
         written.add(pending.takeOver(held.get().table(), held.get().file(), split.positions()));
         rowsTakenOver = split.taken().size();
       } else {
-        written.addAll(pending.write(split.taken()));
+        written.addAll(pending.write(merge.sort(split.taken())));
       }
+      placed = new ArrayList<>(toWrite);
+      placed.addAll(split.taken());
     }
     // Planned from what the table held: a commit that lost a race is planned again, never moved.
     DeltaTable.PreparedAppend prepared = pending.prepare(merge.rewritten).withoutRebase();

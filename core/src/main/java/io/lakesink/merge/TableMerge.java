@@ -58,6 +58,8 @@ final class TableMerge {
   boolean located;
   /** Of the rows to write, those replacing a stored row found there, with where it was (by identity). */
   private Map<Object[], KeyLocations.Stored> relocated = Map.of();
+  /** What the rows written are sorted by ({@link #sort}); null for a table without a key. */
+  private KeyOrder order;
   /** What ranks a stored row, and what keys the rows written: the index moves on with them ({@link #moveOn}). */
   private Ranks ranks;
   private KeyColumns key;
@@ -120,6 +122,7 @@ final class TableMerge {
     m.rows.ensureCapacity(batch.latest.size()); // a row per key, about: not grown a few dozen times
     List<TableFile> holding = withoutEmptied(files, out);
     KeyOrder order = order(batch);
+    m.order = order;
     Ranks ranks = new Ranks(layout, cut);
     m.ranks = ranks;
     m.key = batch.keyColumns().size() == 1 ? batch.keyColumns().get(0) : null;
@@ -280,8 +283,22 @@ final class TableMerge {
    */
   static final int ROWS_PER_LANE = 100_000;
 
+  /**
+   * Sorts rows this merge writes by the batch's first key, in place: a file lakesink writes holds
+   * its rows in key order, so its key range stays narrow and later merges skip it. Not done by the
+   * merge itself: rows a commit takes over with another table's file ({@link SourceFile}) are in
+   * that file's order, and sorting them was wasted.
+   */
+  List<Object[]> sort(List<Object[]> toWrite) {
+    if (order != null) {
+      order.sort(toWrite);
+    }
+    return toWrite;
+  }
+
   /** Writes the rows to write (sorted by key) as new files of the commit, on the lanes when there are many. */
   void writeRows(PendingWrite out) {
+    sort(rows);
     int lanes = Math.min(LANES, Math.max(1, rows.size() / ROWS_PER_LANE));
     if (lanes == 1) {
       out.write(rows);
@@ -311,8 +328,8 @@ final class TableMerge {
   }
 
   /**
-   * Adds the changes of keys the table does not hold (any more), then sorts the rows to write by
-   * key. Only those that would insert a row are looked up in the delete history, all at once.
+   * Adds the changes of keys the table does not hold (any more). Only those that would insert a
+   * row are looked up in the delete history, all at once.
    */
   private void insertMissing(MergeBatch batch, DeleteHistory deleted, KeyOrder order, Ranks ranks) {
     // With no delete known (a snapshot load) there is nothing to look up, and inserted keys are
@@ -338,7 +355,6 @@ final class TableMerge {
         }
       }
     });
-    order.sort(rows);
   }
 
   /** One file's rows a batch replaces or deletes, by position. */
