@@ -199,7 +199,7 @@ public final class ChangeApplication {
     if (files.isEmpty()) {
       return KeyLocations.empty(key, version);
     }
-    if (!locatable || !KeyLocations.wouldFit(files)) {
+    if (!locatable || !KeyLocations.wouldFit(files, key)) {
       return null;
     }
     locationsRead = files.size();

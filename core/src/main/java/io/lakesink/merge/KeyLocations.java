@@ -34,8 +34,13 @@ import java.util.function.Function;
  * reading its files, as before.
  */
 final class KeyLocations {
-  /** What one key's entry takes, about: the map's node, the location, the key (a short string). */
-  static final long BYTES_PER_KEY = 144;
+  /**
+   * What one key takes at most, before the locations are read: a string key's map node, boxed
+   * slot and string (about 104 bytes) and an integer key's share of the open-addressing table (at
+   * most 48), plus the slot's arrays (36 bytes, up to twice that while they grow).
+   */
+  static final long BYTES_PER_STRING_KEY = 176;
+  static final long BYTES_PER_INTEGER_KEY = 120;
   /** Above this a table is merged by reading its files: the heap is the worker's buffers'. */
   static final long MAX_BYTES = Runtime.getRuntime().maxMemory() / 16;
   /** What the locations of all of a worker's kept tables may take together. */
@@ -43,33 +48,23 @@ final class KeyLocations {
   /** Every table's locations that may still be used, counted against {@link #MAX_BYTES} and {@link #ALL_TABLES_BYTES}. */
   private static final HeapShare<KeyLocations> LIVE = new HeapShare<>(KeyLocations::bytes, MAX_BYTES);
 
-  /** A stored row: its file (an index into {@link #paths}), its position, and its rank's parts (null: {@code NULL}). */
-  private static final class Location {
-    /** -1 until the key is placed. */
-    int file = -1;
-    long position;
-    long tsMs;
-    long partition;
-    long offset;
-
-    ChangeOrder rank() {
-      return new ChangeOrder(tsMs == NULL ? null : tsMs, partition == NULL ? null : (int) partition, offset == NULL ? null : offset);
-    }
-
-    void set(int file, long position, ChangeOrder rank) {
-      this.file = file;
-      this.position = position;
-      this.tsMs = rank.tsMs() == null ? NULL : rank.tsMs();
-      this.partition = rank.partition() == null ? NULL : rank.partition();
-      this.offset = rank.offset() == null ? NULL : rank.offset();
-    }
-  }
-
   private static final long NULL = Long.MIN_VALUE;
 
   private final List<String> column;
   private final boolean integer;
-  private final Map<Object, Location> byKey = new HashMap<>();
+  /**
+   * Each key's slot: an integer key's in a primitive open-addressing table, a string's in a map.
+   * A slot's row lives in the arrays below, not in an object per key: the locations stay on the
+   * heap for the worker's life, and a hundred thousand keys as a node, a location and a boxed key
+   * each were objects the collector marked at every cycle (and a lookup followed through three).
+   */
+  private final KeySlots slots;
+  /** Per slot: the row's file (an index into {@link #paths}, -1 until placed), position and rank's parts ({@code NULL}: null). */
+  private int[] fileAt = new int[16];
+  private long[] positionAt = new long[16];
+  private long[] tsMsAt = new long[16];
+  private long[] partitionAt = new long[16];
+  private long[] offsetAt = new long[16];
   /**
    * The files rows are located in, by index, each with the keys located in it: a file none is
    * left in (its rows all replaced; the merge removes such a file) gives its index to the next
@@ -84,7 +79,38 @@ final class KeyLocations {
   private KeyLocations(KeyColumns key, long version) {
     this.column = key.names();
     this.integer = key.types()[0].kind() != ColumnType.Kind.STRING;
+    this.slots = integer ? new KeySlots.Longs() : new KeySlots.Objects();
     this.version = version;
+  }
+
+  /** The slot of a key newly indexed, its arrays grown to hold it. */
+  private int newSlot(Object value) {
+    int slot = slots.add(value);
+    if (slot >= fileAt.length) {
+      int n = Math.max(slot + 1, fileAt.length * 2);
+      fileAt = Arrays.copyOf(fileAt, n);
+      positionAt = Arrays.copyOf(positionAt, n);
+      tsMsAt = Arrays.copyOf(tsMsAt, n);
+      partitionAt = Arrays.copyOf(partitionAt, n);
+      offsetAt = Arrays.copyOf(offsetAt, n);
+    }
+    fileAt[slot] = -1;
+    return slot;
+  }
+
+  private void set(int slot, int file, long position, ChangeOrder rank) {
+    fileAt[slot] = file;
+    positionAt[slot] = position;
+    tsMsAt[slot] = rank.tsMs() == null ? NULL : rank.tsMs();
+    partitionAt[slot] = rank.partition() == null ? NULL : rank.partition();
+    offsetAt[slot] = rank.offset() == null ? NULL : rank.offset();
+  }
+
+  private ChangeOrder rank(int slot) {
+    long ts = tsMsAt[slot];
+    long partition = partitionAt[slot];
+    long offset = offsetAt[slot];
+    return new ChangeOrder(ts == NULL ? null : ts, partition == NULL ? null : (int) partition, offset == NULL ? null : offset);
   }
 
   /** Whether batches keyed on these columns may be located: one {@code string}, {@code int} or {@code bigint} column. */
@@ -116,12 +142,11 @@ final class KeyLocations {
           return;
         }
         Object value = index.valueOf(k);
-        Location at = new Location();
-        if (value == null || index.byKey.putIfAbsent(value, at) != null) {
+        if (value == null || index.slots.slotOf(value) >= 0) {
           valid[0] = false; // a key held twice
           return;
         }
-        at.set(f, position, ranks.apply(row));
+        index.set(index.newSlot(value), f, position, ranks.apply(row));
         index.keysIn[f]++;
       });
       if (!valid[0]) {
@@ -143,11 +168,12 @@ final class KeyLocations {
    * Whether the locations of these files' live rows would fit, by their statistics (a file
    * without them: no): checked before they are read, so a table too big for them costs no read.
    */
-  static boolean wouldFit(List<TableFile> files) {
+  static boolean wouldFit(List<TableFile> files, KeyColumns key) {
     if (files.stream().anyMatch(f -> f.rows() < 0)) {
       return false;
     }
-    long bytes = files.stream().mapToLong(TableFile::rows).sum() * BYTES_PER_KEY;
+    long perKey = key.types()[0].kind() == ColumnType.Kind.STRING ? BYTES_PER_STRING_KEY : BYTES_PER_INTEGER_KEY;
+    long bytes = files.stream().mapToLong(TableFile::rows).sum() * perKey;
     return bytes <= MAX_BYTES && LIVE.liveBytes() + bytes <= ALL_TABLES_BYTES;
   }
 
@@ -166,18 +192,18 @@ final class KeyLocations {
     if (value == null) {
       return UNKNOWN;
     }
-    Location at = byKey.get(value);
-    return at == null ? null : new Stored(paths.get(at.file), at.position, at.rank(), at);
+    int slot = slots.slotOf(value);
+    return slot < 0 ? null : new Stored(paths.get(fileAt[slot]), positionAt[slot], rank(slot), slot);
   }
 
   /** What {@link #find} gives for a key it cannot look up. */
-  static final Stored UNKNOWN = new Stored("", -1, ChangeOrder.UNKNOWN, null);
+  static final Stored UNKNOWN = new Stored("", -1, ChangeOrder.UNKNOWN, -1);
 
   /**
-   * A stored row of a key: its file's path, its position in the file, and its rank; {@code entry}
-   * is the key's entry, which {@link #committed} moves without looking the key up again.
+   * A stored row of a key: its file's path, its position in the file, and its rank; {@code slot}
+   * is the key's, which {@link #committed} moves without looking the key up again.
    */
-  record Stored(String path, long position, ChangeOrder rank, Location entry) {}
+  record Stored(String path, long position, ChangeOrder rank, int slot) {}
 
   /**
    * A commit of this worker landed at {@code newVersion}, right on top of {@link #version}: it
@@ -193,9 +219,9 @@ final class KeyLocations {
       Function<Object[], ChangeOrder> ranks, List<WrittenFile> files, long newVersion) {
     for (RowKey k : deleted) {
       Object value = valueOf(k);
-      Location at = value == null ? null : byKey.remove(value);
-      if (at != null) {
-        left(at.file);
+      int slot = value == null ? -1 : slots.remove(value);
+      if (slot >= 0 && fileAt[slot] >= 0) {
+        left(fileAt[slot]);
       }
     }
     long total = 0;
@@ -215,19 +241,22 @@ final class KeyLocations {
         long position = f.position(i);
         Object[] row = rows.get(r);
         Stored held = found.get(row);
-        Location at = held == null ? null : held.entry();
-        if (at == null) {
+        int slot = held == null ? -1 : held.slot();
+        if (slot < 0) {
           RowKey k = key.keyOf(row);
           Object value = k == null ? null : valueOf(k);
           if (value == null) {
             return false;
           }
-          at = byKey.computeIfAbsent(value, v -> new Location());
+          slot = slots.slotOf(value);
+          if (slot < 0) {
+            slot = newSlot(value);
+          }
         }
-        if (at.file >= 0) {
-          left(at.file);
+        if (fileAt[slot] >= 0) {
+          left(fileAt[slot]);
         }
-        at.set(file, position, ranks.apply(row));
+        set(slot, file, position, ranks.apply(row));
         keysIn[file]++;
       }
     }
@@ -240,11 +269,11 @@ final class KeyLocations {
   }
 
   int size() {
-    return byKey.size();
+    return slots.size();
   }
 
   long bytes() {
-    return byKey.size() * BYTES_PER_KEY;
+    return slots.bytes() + fileAt.length * 36L;
   }
 
   /** Whether it may be kept: within {@link #MAX_BYTES}, and with the other tables' within {@link #ALL_TABLES_BYTES}. */
