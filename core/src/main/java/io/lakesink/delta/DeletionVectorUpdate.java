@@ -1,8 +1,5 @@
 package io.lakesink.delta;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.delta.kernel.data.Row;
 import io.delta.kernel.engine.Engine;
 import io.delta.kernel.internal.InternalScanFileUtils;
@@ -10,7 +7,6 @@ import io.delta.kernel.internal.actions.AddFile;
 import io.delta.kernel.internal.actions.DeletionVectorDescriptor;
 import io.delta.kernel.internal.actions.SingleAction;
 import io.delta.kernel.internal.data.GenericRow;
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -25,7 +21,6 @@ import java.util.Optional;
  * an {@code add} of the same path, size and statistics naming the new one.
  */
 final class DeletionVectorUpdate {
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   private DeletionVectorUpdate() {}
 
@@ -132,24 +127,11 @@ final class DeletionVectorUpdate {
     fields.put(AddFile.FULL_SCHEMA.indexOf("size"), add.getSize());
     fields.put(AddFile.FULL_SCHEMA.indexOf("modificationTime"), add.getModificationTime());
     fields.put(AddFile.FULL_SCHEMA.indexOf("dataChange"), true);
-    add.getStatsJson().ifPresent(stats -> fields.put(AddFile.FULL_SCHEMA.indexOf("stats"), wideBounds(stats)));
+    add.getStatsJson().ifPresent(stats -> fields.put(AddFile.FULL_SCHEMA.indexOf("stats"), FileStats.restricted(stats, null, false)));
     add.getTags().ifPresent(tags -> fields.put(AddFile.FULL_SCHEMA.indexOf("tags"), tags));
     add.getBaseRowId().ifPresent(id -> fields.put(AddFile.FULL_SCHEMA.indexOf("baseRowId"), id));
     add.getDefaultRowCommitVersion().ifPresent(v -> fields.put(AddFile.FULL_SCHEMA.indexOf("defaultRowCommitVersion"), v));
     fields.put(AddFile.FULL_SCHEMA.indexOf("deletionVector"), dv.toRow());
     return new GenericRow(AddFile.FULL_SCHEMA, fields);
-  }
-
-  private static String wideBounds(String stats) {
-    try {
-      JsonNode node = JSON.readTree(stats);
-      if (node instanceof ObjectNode o) {
-        o.put("tightBounds", false);
-        return JSON.writeValueAsString(o);
-      }
-    } catch (IOException e) {
-      // unreadable statistics are kept as they are: readers ignore what they cannot parse
-    }
-    return stats;
   }
 }

@@ -36,9 +36,11 @@ final class FileStats {
   }
 
   /**
-   * Statistics of a file as another table's: {@code numRecords}, and of {@code minValues},
-   * {@code maxValues} and {@code nullCount} only the columns it has; {@code tightBounds: false}
-   * unless {@code tight}. Null for none or unreadable ones (readers then read the file).
+   * A file's statistics with a deletion vector and, when taken over by another table, as that
+   * table's: {@code numRecords}, and of {@code minValues}, {@code maxValues} and {@code nullCount}
+   * only {@code columns} (null: all); {@code tightBounds: false} unless {@code tight} (the bounds
+   * may be wider than the live rows'). Unreadable ones are kept as they are (readers ignore what
+   * they cannot parse); null stays null.
    */
   static String restricted(String stats, java.util.Set<String> columns, boolean tight) {
     if (stats == null) {
@@ -47,9 +49,9 @@ final class FileStats {
     try {
       JsonNode node = JSON.readTree(stats);
       if (!(node instanceof com.fasterxml.jackson.databind.node.ObjectNode o)) {
-        return null;
+        return stats;
       }
-      for (String part : java.util.List.of("minValues", "maxValues", "nullCount")) {
+      for (String part : columns == null ? java.util.List.<String>of() : java.util.List.of("minValues", "maxValues", "nullCount")) {
         if (o.get(part) instanceof com.fasterxml.jackson.databind.node.ObjectNode values) {
           values.retain(columns);
         }
@@ -59,7 +61,7 @@ final class FileStats {
       }
       return JSON.writeValueAsString(o);
     } catch (IOException e) {
-      return null;
+      return stats;
     }
   }
 
