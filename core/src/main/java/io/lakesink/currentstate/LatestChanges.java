@@ -61,6 +61,12 @@ final class LatestChanges<T> {
    * one object fewer (its key's was one more cache miss a row, and an object a row).
    */
   private final Map<Object, Latest<T>> byKey;
+  /**
+   * The entries of {@code Long} keys (a bigint key, the usual one): in primitive arrays,
+   * open-addressed, not in {@link #byKey}. A map node and a boxed key per key were a cache miss
+   * more per row read and garbage the size of the keys at every follow.
+   */
+  private final LongEntries<Latest<T>> byLongKey;
   /** Entries of a key and partition. */
   private long entries;
   /** The changes kept whatever follows them. */
@@ -139,7 +145,8 @@ final class LatestChanges<T> {
    */
   LatestChanges(Reading<T> reading, int expectedKeys) {
     this.reading = reading;
-    this.byKey = new HashMap<>((int) Math.min(1 << 30, Math.max(16, expectedKeys * 4L / 3 + 1)));
+    this.byKey = new HashMap<>();
+    this.byLongKey = new LongEntries<>(expectedKeys);
   }
 
   /** Changes as change events, keyed on {@code key}: what tests give it. */
@@ -167,7 +174,7 @@ final class LatestChanges<T> {
     long ts = timed ? tsMs : 0;
     long offset = reading.offset(e);
     int partition = reading.partition(e);
-    Latest<T> first = byKey.get(key);
+    Latest<T> first = key instanceof Long k ? byLongKey.get(k) : byKey.get(key);
     Latest<T> l = first;
     while (l != null && l.partition != partition) {
       l = l.other;
@@ -176,7 +183,11 @@ final class LatestChanges<T> {
       l = new Latest<>(partition);
       l.last(e, number, heap, offset, timed, ts);
       if (first == null) {
-        byKey.put(key, l);
+        if (key instanceof Long k) {
+          byLongKey.put(k, l);
+        } else {
+          byKey.put(key, l);
+        }
       } else {
         l.other = first.other;
         first.other = l;
@@ -223,7 +234,7 @@ final class LatestChanges<T> {
 
   /** Keys of the changes reduced: what the next commit's map is sized for. */
   int keys() {
-    return byKey.size();
+    return byKey.size() + byLongKey.size();
   }
 
   /** Changes kept so far: what {@link #changes} hands out, and what a commit's size is counted in. */
@@ -280,6 +291,11 @@ final class LatestChanges<T> {
 
   /** Every entry of a key and partition. */
   private void forEachEntry(java.util.function.Consumer<Latest<T>> action) {
+    byLongKey.forEach(first -> {
+      for (Latest<T> l = first; l != null; l = l.other) {
+        action.accept(l);
+      }
+    });
     for (Latest<T> first : byKey.values()) {
       for (Latest<T> l = first; l != null; l = l.other) {
         action.accept(l);

@@ -44,9 +44,10 @@ final class RecordKeys {
    */
   List<String> of(ChangeEvent e, Set<String> tableColumns) {
     if (!configured.isEmpty()) {
-      for (String k : configured) {
-        if (!tableColumns.contains(k)) {
-          throw Errors.keyColumnMissing(table, k, e.position());
+      // Indexed: called per change, and its iterator was allocated each time (JFR).
+      for (int i = 0; i < configured.size(); i++) {
+        if (!tableColumns.contains(configured.get(i))) {
+          throw Errors.keyColumnMissing(table, configured.get(i), e.position());
         }
       }
       return configured;

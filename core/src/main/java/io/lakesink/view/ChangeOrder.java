@@ -43,10 +43,12 @@ public record ChangeOrder(Long tsMs, Integer partition, Long offset) implements 
 
   /** The order of stored ordering values (any numbers, null unknown). */
   public static ChangeOrder ofValues(Object ts, Object partition, Object offset) {
+    // Values read or written are boxed already as the record holds them: taken as they are, not
+    // unboxed and boxed again (two objects per stored row a follow ranks).
     return new ChangeOrder(
-        ts == null ? null : ((Number) ts).longValue(),
-        partition == null ? null : ((Number) partition).intValue(),
-        offset == null ? null : ((Number) offset).longValue());
+        ts == null ? null : ts instanceof Long l ? l : Long.valueOf(((Number) ts).longValue()),
+        partition == null ? null : partition instanceof Integer i ? i : Integer.valueOf(((Number) partition).intValue()),
+        offset == null ? null : offset instanceof Long l ? l : Long.valueOf(((Number) offset).longValue()));
   }
 
   /** This change ranked at least at {@code rankTime}: what an earlier change of its key in its partition makes it. */
