@@ -60,13 +60,15 @@ final class LatestChanges<T> {
    * itself, not on a key-and-partition object: each lookup of a changelog row's key then follows
    * one object fewer (its key's was one more cache miss a row, and an object a row).
    */
-  private final Map<Object, Latest<T>> byKey;
+  private Map<Object, Latest<T>> byKey = Map.of();
   /**
    * The entries of {@code Long} keys (a bigint key, the usual one): in primitive arrays,
    * open-addressed, not in {@link #byKey}. A map node and a boxed key per key were a cache miss
    * more per row read and garbage the size of the keys at every follow.
    */
-  private final LongEntries<Latest<T>> byLongKey;
+  private LongEntries<Latest<T>> byLongKey;
+  /** About how many keys the changes will have: what whichever of the two is used is made for. */
+  private final int expectedKeys;
   /** Entries of a key and partition. */
   private long entries;
   /** The changes kept whatever follows them. */
@@ -145,8 +147,7 @@ final class LatestChanges<T> {
    */
   LatestChanges(Reading<T> reading, int expectedKeys) {
     this.reading = reading;
-    this.byKey = new HashMap<>();
-    this.byLongKey = new LongEntries<>(expectedKeys);
+    this.expectedKeys = expectedKeys;
   }
 
   /** Changes as change events, keyed on {@code key}: what tests give it. */
@@ -174,7 +175,7 @@ final class LatestChanges<T> {
     long ts = timed ? tsMs : 0;
     long offset = reading.offset(e);
     int partition = reading.partition(e);
-    Latest<T> first = key instanceof Long k ? byLongKey.get(k) : byKey.get(key);
+    Latest<T> first = key instanceof Long k ? longKeys().get(k) : byKey.get(key);
     Latest<T> l = first;
     while (l != null && l.partition != partition) {
       l = l.other;
@@ -186,6 +187,11 @@ final class LatestChanges<T> {
         if (key instanceof Long k) {
           byLongKey.put(k, l);
         } else {
+          if (byKey.isEmpty()) {
+            // Made at the first such key, as large as the keys expected: not doubled a dozen times
+            // while it fills, each time rehashing every key (a fiftieth of a follow).
+            byKey = new HashMap<>((int) Math.min(1 << 30, Math.max(16, expectedKeys * 4L / 3 + 1)));
+          }
           byKey.put(key, l);
         }
       } else {
@@ -217,6 +223,14 @@ final class LatestChanges<T> {
     withHighest += (l.highest != null ? 1 : 0) - (hadHighest ? 1 : 0);
   }
 
+  /** The bigint keys' entries, made at the first such key, as large as the keys expected. */
+  private LongEntries<Latest<T>> longKeys() {
+    if (byLongKey == null) {
+      byLongKey = new LongEntries<>(expectedKeys);
+    }
+    return byLongKey;
+  }
+
   /** What the changes kept so far hold on the heap, estimated: what a follow counts in the worker's buffer budget. */
   long heapBytes() {
     return heapBytes;
@@ -234,7 +248,7 @@ final class LatestChanges<T> {
 
   /** Keys of the changes reduced: what the next commit's map is sized for. */
   int keys() {
-    return byKey.size() + byLongKey.size();
+    return byKey.size() + (byLongKey == null ? 0 : byLongKey.size());
   }
 
   /** Changes kept so far: what {@link #changes} hands out, and what a commit's size is counted in. */
@@ -291,11 +305,13 @@ final class LatestChanges<T> {
 
   /** Every entry of a key and partition. */
   private void forEachEntry(java.util.function.Consumer<Latest<T>> action) {
-    byLongKey.forEach(first -> {
-      for (Latest<T> l = first; l != null; l = l.other) {
-        action.accept(l);
-      }
-    });
+    if (byLongKey != null) {
+      byLongKey.forEach(first -> {
+        for (Latest<T> l = first; l != null; l = l.other) {
+          action.accept(l);
+        }
+      });
+    }
     for (Latest<T> first : byKey.values()) {
       for (Latest<T> l = first; l != null; l = l.other) {
         action.accept(l);
