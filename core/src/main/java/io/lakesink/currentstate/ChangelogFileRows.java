@@ -24,6 +24,7 @@ import java.util.function.ToLongFunction;
  */
 final class ChangelogFileRows implements SourceFile {
   private final List<Column> columns;
+  private final List<String> names;
   private final List<Object[]> rows;
   private final long[] positions;
   private final long fileRows;
@@ -43,7 +44,7 @@ final class ChangelogFileRows implements SourceFile {
     this.positions = kept.numbers();
     this.fileRows = fileRows;
     this.file = file;
-    List<String> names = this.columns.stream().map(Column::name).toList();
+    this.names = this.columns.stream().map(Column::name).toList();
     this.partition = names.indexOf(ChangelogColumns.PARTITION);
     this.offset = names.indexOf(ChangelogColumns.OFFSET);
   }
@@ -53,7 +54,6 @@ final class ChangelogFileRows implements SourceFile {
     if (partition < 0 || offset < 0) {
       return null;
     }
-    List<String> names = columns.stream().map(Column::name).toList();
     int[] slots = new int[tableColumns.size()];
     int rank = -1;
     for (int c = 0; c < slots.length; c++) {
