@@ -186,7 +186,7 @@ final class ChangelogDeletes implements DeleteHistory {
         return new StoredKeys(located, null, null, null, keys);
       }
       io.lakesink.event.ColumnType.Kind kind = located.types()[0].kind();
-      List<Object> values = keys.stream().map(k -> k.values().get(0)).toList();
+      List<Object> values = keys.stream().map(RowKey::first).toList();
       if (kind == io.lakesink.event.ColumnType.Kind.STRING && values.stream().allMatch(String.class::isInstance)) {
         return new StoredKeys(located, new Utf8Keys(values.stream().map(String.class::cast).toList()), null, null, keys);
       }

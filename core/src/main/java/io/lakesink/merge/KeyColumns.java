@@ -25,10 +25,10 @@ record KeyColumns(List<String> names, int[] slots, ColumnType[] types) {
    */
   RowKey keyOf(Object[] row) {
     if (slots.length == 1) {
-      // The usual key: one list object holding the value, not an array and a list around it (a
-      // merge holds a key per change of its batch, and makes one per stored row it reads by rows).
+      // The usual key: the value itself, not an array and a list around it (a merge holds a key
+      // per change of its batch, and makes one per stored row it reads by rows).
       Object v = stored(row, 0);
-      return v == null ? null : new RowKey(names, List.of(v));
+      return v == null ? null : new RowKey(names, v);
     }
     Object[] values = new Object[slots.length];
     for (int i = 0; i < slots.length; i++) {
@@ -51,16 +51,31 @@ record KeyColumns(List<String> names, int[] slots, ColumnType[] types) {
    *
    * <p>Its hash is computed once, when it is made (its values were just read, so in the CPU's
    * cache): a merge looks a key up in several maps, and its values are strings scattered over an
-   * old heap by then, each lookup chasing the key, its list, the string and its bytes again.
+   * old heap by then, each lookup chasing the key, its list, the string and its bytes again. A
+   * one-column key (the usual one) holds its value itself, not in a list: a follow holds a key
+   * per change until its commit, and the list was an object more each that the collector copied.
    */
   static final class RowKey {
     private final List<String> columns;
+    /** The first column's value: a one-column key's only one. */
+    private final Object first;
+    /** Every column's value; null for a one-column key. */
     private final List<Object> values;
     private final int hash;
 
+    /** A one-column key. */
+    RowKey(List<String> columns, Object value) {
+      this.columns = columns;
+      this.first = value;
+      this.values = null;
+      this.hash = 31 + java.util.Objects.hashCode(value); // as the list of the one value hashes
+    }
+
+    /** A key of any number of columns (one held as a one-column key is: the two are equal). */
     RowKey(List<String> columns, List<Object> values) {
       this.columns = columns;
-      this.values = values;
+      this.first = values.isEmpty() ? null : values.get(0);
+      this.values = values.size() == 1 ? null : values;
       int h = 1;
       // By index, not by the list's own hashCode: that takes an iterator per call.
       for (int i = 0; i < values.size(); i++) {
@@ -73,8 +88,19 @@ record KeyColumns(List<String> names, int[] slots, ColumnType[] types) {
       return columns;
     }
 
+    /** Its values, in the order of {@link #columns} (a one-column key's made into a list at each call). */
     List<Object> values() {
-      return values;
+      return values != null ? values : java.util.Collections.singletonList(first);
+    }
+
+    /** The first column's value: the value itself of a one-column key, which the merge's indexes take. */
+    Object first() {
+      return first;
+    }
+
+    /** How many columns it has. */
+    int size() {
+      return values == null ? 1 : values.size();
     }
 
     @Override
@@ -82,12 +108,18 @@ record KeyColumns(List<String> names, int[] slots, ColumnType[] types) {
       if (this == o) {
         return true;
       }
-      if (!(o instanceof RowKey k) || hash != k.hash || values.size() != k.values.size()) {
+      if (!(o instanceof RowKey k) || hash != k.hash || size() != k.size()) {
         return false;
       }
-      for (int i = 0; i < values.size(); i++) {
-        if (!java.util.Objects.equals(values.get(i), k.values.get(i))) {
+      if (values == null) {
+        if (!java.util.Objects.equals(first, k.first)) {
           return false;
+        }
+      } else {
+        for (int i = 0; i < values.size(); i++) {
+          if (!java.util.Objects.equals(values.get(i), k.values.get(i))) {
+            return false;
+          }
         }
       }
       return columns == k.columns || columns.equals(k.columns);
@@ -100,7 +132,7 @@ record KeyColumns(List<String> names, int[] slots, ColumnType[] types) {
 
     @Override
     public String toString() {
-      return "RowKey[columns=" + columns + ", values=" + values + "]";
+      return "RowKey[columns=" + columns + ", values=" + values() + "]";
     }
   }
 }

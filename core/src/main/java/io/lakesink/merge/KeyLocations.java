@@ -320,10 +320,10 @@ final class KeyLocations {
 
   /** The key's value as the index holds it (an integer as a {@code Long}); null when it cannot stand for the key. */
   private Object valueOf(RowKey key) {
-    if (key.values().size() != 1) {
+    if (key.size() != 1) {
       return null;
     }
-    Object v = key.values().get(0);
+    Object v = key.first();
     if (integer) {
       return v instanceof Number n ? (Object) n.longValue() : null;
     }

@@ -219,7 +219,7 @@ final class MergeBatch {
       List<Long> values = new ArrayList<>(latest.size());
       List<Map.Entry<RowKey, Changes>> entries = new ArrayList<>(latest.size());
       for (Map.Entry<RowKey, Changes> e : latest.entrySet()) {
-        values.add(((Number) e.getKey().values().get(0)).longValue());
+        values.add(((Number) e.getKey().first()).longValue());
         entries.add(e);
       }
       longKeys = new LongKeySet(values, entries);
@@ -244,7 +244,7 @@ final class MergeBatch {
     List<String> values = new ArrayList<>(latest.size());
     List<Map.Entry<RowKey, Changes>> entries = new ArrayList<>(latest.size());
     for (Map.Entry<RowKey, Changes> e : latest.entrySet()) {
-      if (!(e.getKey().values().get(0) instanceof String s)) {
+      if (!(e.getKey().first() instanceof String s)) {
         return null; // not held as a string: compared as a key
       }
       values.add(s);

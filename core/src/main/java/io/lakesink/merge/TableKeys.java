@@ -151,7 +151,7 @@ final class TableKeys {
   }
 
   private int valueOf(RowKey key) {
-    return integer ? value(((Number) key.values().get(0)).longValue()) : hash(key);
+    return integer ? value(((Number) key.first()).longValue()) : hash(key);
   }
 
   /** An integer key from 0 to 2^32-1 as itself (exact), any other hashed. */
