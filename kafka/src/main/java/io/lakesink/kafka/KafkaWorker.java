@@ -127,23 +127,10 @@ public final class KafkaWorker implements AutoCloseable {
     return Runtime.getRuntime().maxMemory() / 4;
   }
 
-  public KafkaWorker(
-      Map<String, Object> consumerProperties, List<Route> routes, FlushHook hook, Clock clock, Duration assignmentTimeout) {
-    this(consumerProperties, routes, hook, clock, assignmentTimeout, defaultBufferBudget());
-  }
-
-  /**
-   * @param maxBufferBytes what all tables' buffers may hold on the heap together; past it the
-   *     largest buffers are flushed, and reading pauses while flushes cannot make room
-   */
-  public KafkaWorker(
-      Map<String, Object> consumerProperties, List<Route> routes, FlushHook hook, Clock clock, Duration assignmentTimeout,
-      long maxBufferBytes) {
-    this(consumerProperties, routes, TopicDiscovery.NONE, hook, clock, assignmentTimeout, maxBufferBytes, new ProgressSignal());
-  }
-
   /**
    * @param discovery finds more topics to deliver while running (pattern subscriptions)
+   * @param maxBufferBytes what all tables' buffers may hold on the heap together; past it the
+   *     largest buffers are flushed, and reading pauses while flushes cannot make room
    * @param progress given when a flush or a follow of the routes' deliveries ends ({@link
    *     io.lakesink.delivery.FlushWriters#progress}): reading paused for the buffer budget goes on
    *     at once, not at the end of a poll (one nobody gives: at the end of a poll, as before)
@@ -151,13 +138,6 @@ public final class KafkaWorker implements AutoCloseable {
   public KafkaWorker(
       Map<String, Object> consumerProperties, List<Route> routes, TopicDiscovery discovery, FlushHook hook, Clock clock,
       Duration assignmentTimeout, long maxBufferBytes, ProgressSignal progress) {
-    this(consumerProperties, routes, discovery, hook, clock, assignmentTimeout, maxBufferBytes, progress, DecodePool.forThisMachine());
-  }
-
-  /** @param decoders where records are decoded (tests choose how many threads) */
-  KafkaWorker(
-      Map<String, Object> consumerProperties, List<Route> routes, TopicDiscovery discovery, FlushHook hook, Clock clock,
-      Duration assignmentTimeout, long maxBufferBytes, ProgressSignal progress, DecodePool decoders) {
     Properties props = new Properties();
     props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
@@ -174,7 +154,7 @@ public final class KafkaWorker implements AutoCloseable {
     this.pollBudgetMillis =
         Long.parseLong(String.valueOf(props.getOrDefault(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, "300000"))) / 2;
     this.consumer = new KafkaConsumer<>(props);
-    this.decoders = decoders;
+    this.decoders = DecodePool.forThisMachine();
     routes.forEach(this::add);
     this.discovery = discovery;
     this.hook = hook;
