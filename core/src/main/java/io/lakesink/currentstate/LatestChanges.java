@@ -2,6 +2,7 @@ package io.lakesink.currentstate;
 
 import io.lakesink.event.ChangeEvent;
 import io.lakesink.event.HeapEstimate;
+import io.lakesink.event.IntegerText;
 import io.lakesink.event.RowSchema;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -67,7 +68,13 @@ final class LatestChanges<T> {
    * more per row read and garbage the size of the keys at every follow.
    */
   private LongEntries<Latest<T>> byLongKey;
-  /** About how many keys the changes will have: what whichever of the two is used is made for. */
+  /**
+   * The entries of string keys that are an integer's text ({@link IntegerText}: an id in a text
+   * column, as schemaless JSON gives every column), by that integer: apart from the bigint keys,
+   * so a number and its text are never taken for one key.
+   */
+  private LongEntries<Latest<T>> byIntegerText;
+  /** About how many keys the changes will have: what whichever of them is used is made for. */
   private final int expectedKeys;
   /** Entries of a key and partition. */
   private long entries;
@@ -175,7 +182,8 @@ final class LatestChanges<T> {
     long ts = timed ? tsMs : 0;
     long offset = reading.offset(e);
     int partition = reading.partition(e);
-    Latest<T> first = key instanceof Long k ? longKeys().get(k) : byKey.get(key);
+    long text = key instanceof String str ? IntegerText.valueOf(str) : IntegerText.NONE;
+    Latest<T> first = key instanceof Long k ? longKeys().get(k) : text != IntegerText.NONE ? integerTexts().get(text) : byKey.get(key);
     Latest<T> l = first;
     while (l != null && l.partition != partition) {
       l = l.other;
@@ -186,6 +194,8 @@ final class LatestChanges<T> {
       if (first == null) {
         if (key instanceof Long k) {
           byLongKey.put(k, l);
+        } else if (text != IntegerText.NONE) {
+          byIntegerText.put(text, l);
         } else {
           if (byKey.isEmpty()) {
             // Made at the first such key, as large as the keys expected: not doubled a dozen times
@@ -231,6 +241,14 @@ final class LatestChanges<T> {
     return byLongKey;
   }
 
+  /** The entries of keys that are an integer's text, made at the first such key, as large as the keys expected. */
+  private LongEntries<Latest<T>> integerTexts() {
+    if (byIntegerText == null) {
+      byIntegerText = new LongEntries<>(expectedKeys);
+    }
+    return byIntegerText;
+  }
+
   /** What the changes kept so far hold on the heap, estimated: what a follow counts in the worker's buffer budget. */
   long heapBytes() {
     return heapBytes;
@@ -248,7 +266,7 @@ final class LatestChanges<T> {
 
   /** Keys of the changes reduced: what the next commit's map is sized for. */
   int keys() {
-    return byKey.size() + (byLongKey == null ? 0 : byLongKey.size());
+    return byKey.size() + (byLongKey == null ? 0 : byLongKey.size()) + (byIntegerText == null ? 0 : byIntegerText.size());
   }
 
   /** Changes kept so far: what {@link #changes} hands out, and what a commit's size is counted in. */
@@ -305,12 +323,14 @@ final class LatestChanges<T> {
 
   /** Every entry of a key and partition. */
   private void forEachEntry(java.util.function.Consumer<Latest<T>> action) {
-    if (byLongKey != null) {
-      byLongKey.forEach(first -> {
-        for (Latest<T> l = first; l != null; l = l.other) {
-          action.accept(l);
-        }
-      });
+    for (LongEntries<Latest<T>> entries : Arrays.asList(byLongKey, byIntegerText)) {
+      if (entries != null) {
+        entries.forEach(first -> {
+          for (Latest<T> l = first; l != null; l = l.other) {
+            action.accept(l);
+          }
+        });
+      }
     }
     for (Latest<T> first : byKey.values()) {
       for (Latest<T> l = first; l != null; l = l.other) {

@@ -79,7 +79,7 @@ final class KeyLocations {
   private KeyLocations(KeyColumns key, long version) {
     this.column = key.names();
     this.integer = key.types()[0].kind() != ColumnType.Kind.STRING;
-    this.slots = integer ? new KeySlots.Longs() : new KeySlots.Objects();
+    this.slots = integer ? new KeySlots.Longs() : new KeySlots.Strings();
     this.version = version;
   }
 

@@ -1,5 +1,6 @@
 package io.lakesink.merge;
 
+import io.lakesink.event.IntegerText;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
@@ -39,42 +40,61 @@ abstract class KeySlots {
     free[freeCount++] = slot;
   }
 
-  /** String keys: a map. */
-  static final class Objects extends KeySlots {
-    private final Map<Object, Integer> slots = new HashMap<>();
+  /**
+   * String keys: those that are an integer's text ({@link IntegerText}: ids in a text column) by
+   * that integer, open-addressed as {@link Longs}, the others in a map; one slot numbering for both.
+   */
+  static final class Strings extends KeySlots {
+    private final Longs integers = new Longs();
+    private final Map<Object, Integer> others = new HashMap<>();
 
     @Override
     int slotOf(Object key) {
-      Integer slot = slots.get(key);
+      long k = IntegerText.valueOf((String) key);
+      if (k != IntegerText.NONE) {
+        return integers.slotOf(k);
+      }
+      Integer slot = others.get(key);
       return slot == null ? -1 : slot;
     }
 
     @Override
     int add(Object key) {
       int slot = takeSlot();
-      slots.put(key, slot);
+      long k = IntegerText.valueOf((String) key);
+      if (k != IntegerText.NONE) {
+        integers.put(k, slot);
+      } else {
+        others.put(key, slot);
+      }
       return slot;
     }
 
     @Override
     int remove(Object key) {
-      Integer slot = slots.remove(key);
-      if (slot == null) {
-        return -1;
+      long k = IntegerText.valueOf((String) key);
+      int slot;
+      if (k != IntegerText.NONE) {
+        slot = integers.removeKey(k);
+      } else {
+        Integer held = others.remove(key);
+        slot = held == null ? -1 : held;
       }
-      freeSlot(slot);
+      if (slot >= 0) {
+        freeSlot(slot);
+      }
       return slot;
     }
 
     @Override
     int size() {
-      return slots.size();
+      return integers.size() + others.size();
     }
 
-    /** A node, a boxed slot and the key, a short string, per key. */
+    /** The integers' arrays, and per other key a node, a boxed slot and the key, a short string. */
     @Override
     long bytes() {
-      return slots.size() * 104L;
+      return integers.bytes() + others.size() * 104L;
     }
   }
 
@@ -108,35 +128,51 @@ abstract class KeySlots {
 
     @Override
     int slotOf(Object key) {
-      int i = indexOf((Long) key);
+      return slotOf((long) (Long) key);
+    }
+
+    int slotOf(long key) {
+      int i = indexOf(key);
       return i < 0 ? -1 : slotPlusOne[i] - 1;
     }
 
     @Override
     int add(Object key) {
+      int slot = takeSlot();
+      put((Long) key, slot);
+      return slot;
+    }
+
+    /** Adds a key not held at {@code slot}. */
+    void put(long k, int slot) {
       if ((size + 1) * 2 > keys.length) {
         grow();
       }
-      long k = (Long) key;
       int i = indexOf(k);
       if (i >= 0) {
         throw new IllegalStateException("key held already: " + k);
       }
-      int slot = takeSlot();
       keys[-1 - i] = k;
       slotPlusOne[-1 - i] = slot + 1;
       size++;
-      return slot;
     }
 
     @Override
     int remove(Object key) {
-      int i = indexOf((Long) key);
+      int slot = removeKey((Long) key);
+      if (slot >= 0) {
+        freeSlot(slot);
+      }
+      return slot;
+    }
+
+    /** Removes the key: the slot it had (not freed here), or -1. */
+    int removeKey(long key) {
+      int i = indexOf(key);
       if (i < 0) {
         return -1;
       }
       int slot = slotPlusOne[i] - 1;
-      freeSlot(slot);
       size--;
       // Shift back the entries after it in the run that would be found at or before the gap.
       int gap = i;

@@ -79,7 +79,9 @@ public class CurrentStateTableModelTest {
 
   /**
    * @param oneStringKey whether {@code k2} alone identifies a key ({@link #STRING_KEY}): it
-   *     holds {@code k1} too ({@code 3a}), so the keys are the same as on {@code k1}/{@code k2}
+   *     holds {@code k1} too, so the keys are the same as on {@code k1}/{@code k2}, spelt
+   *     {@code 3} or {@code 03}: an integer's text (held as that integer by the follow's indexes)
+   *     and another text of the same number, two keys
    */
   static List<ChangeEvent> stream(Random random, int n, boolean oneStringKey) {
     List<ChangeEvent> events = new ArrayList<>();
@@ -95,7 +97,8 @@ public class CurrentStateTableModelTest {
         continue;
       }
       long k1 = random.nextInt(10);
-      String k2 = (oneStringKey ? String.valueOf(k1) : "") + (random.nextBoolean() ? "a" : "b");
+      boolean second = random.nextBoolean();
+      String k2 = oneStringKey ? (second ? "0" : "") + k1 : second ? "b" : "a";
       List<Object> key = List.of(k1, k2);
       int partition = partitionOf.merge(key, (int) (k1 % 3), (p, init) -> random.nextInt(6) == 0 ? random.nextInt(3) : p);
       Operation op;

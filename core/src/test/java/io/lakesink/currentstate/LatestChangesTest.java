@@ -47,6 +47,21 @@ class LatestChangesTest {
     assertEquals(1, latest.held(), "the earlier one let go");
   }
 
+  /**
+   * Text keys that are an integer's text are held by that integer: still one key per text, so
+   * {@code "7"} and {@code "07"} stay two keys, and a bigint key 7 a third.
+   */
+  @Test
+  void anIntegersTextIsOneKeyAndNoOtherTextNorTheNumberIsThatKey() {
+    LatestChanges<ChangeEvent> latest = LatestChanges.ofEvents(List.of("id"));
+    Object[] ids = {"7", "07", 7L, "7", "07", 7L, "-7", "x7", "-7"};
+    for (int i = 0; i < ids.length; i++) {
+      latest.add(event("t", 0, i, Operation.UPDATE, 10L, row("id", ids[i], "v", "p0@" + i)));
+    }
+    assertEquals(List.of("p0@3", "p0@4", "p0@5", "p0@7", "p0@8"), names(latest.changes()));
+    assertEquals(5, latest.keys());
+  }
+
   @Test
   void aChangeReadOutOfOffsetOrderStaysEarlier() {
     LatestChanges<ChangeEvent> latest = LatestChanges.ofEvents(List.of("id"));

@@ -16,14 +16,19 @@ class KeySlotsTest {
   @ParameterizedTest
   @ValueSource(booleans = {true, false})
   void answersAsAMapDoesAndKeepsSlotsDense(boolean integers) {
-    KeySlots slots = integers ? new KeySlots.Longs() : new KeySlots.Objects();
+    KeySlots slots = integers ? new KeySlots.Longs() : new KeySlots.Strings();
     Map<Object, Integer> model = new HashMap<>();
     SplittableRandom r = new SplittableRandom(11);
     int peak = 0;
     for (int step = 0; step < 200_000; step++) {
       // Few distinct keys, clustered (consecutive ids collide in runs), the extremes included.
       long k = r.nextInt(10) == 0 ? (r.nextBoolean() ? Long.MIN_VALUE : Long.MAX_VALUE) : r.nextLong(5_000) * (r.nextBoolean() ? 1 : 4096);
-      Object key = integers ? (Object) k : "k" + k;
+      // As strings: an integer's text (held as the integer), another spelling of it, and a name.
+      Object key = integers ? (Object) k : switch (r.nextInt(3)) {
+        case 0 -> Long.toString(k);
+        case 1 -> "0" + k;
+        default -> "k" + k;
+      };
       if (model.containsKey(key) && r.nextInt(3) == 0) {
         assertEquals((int) model.remove(key), slots.remove(key));
       } else if (!model.containsKey(key)) {
