@@ -40,12 +40,48 @@ abstract class KeySlots {
     free[freeCount++] = slot;
   }
 
+  /** Integer keys ({@code Long}s), in a {@link LongTable}. */
+  static final class Longs extends KeySlots {
+    private final LongTable table = new LongTable();
+
+    @Override
+    int slotOf(Object key) {
+      return table.slotOf((Long) key);
+    }
+
+    @Override
+    int add(Object key) {
+      int slot = takeSlot();
+      table.put((Long) key, slot);
+      return slot;
+    }
+
+    @Override
+    int remove(Object key) {
+      int slot = table.remove((Long) key);
+      if (slot >= 0) {
+        freeSlot(slot);
+      }
+      return slot;
+    }
+
+    @Override
+    int size() {
+      return table.size();
+    }
+
+    @Override
+    long bytes() {
+      return table.bytes();
+    }
+  }
+
   /**
    * String keys: those that are an integer's text ({@link IntegerText}: ids in a text column) by
-   * that integer, open-addressed as {@link Longs}, the others in a map; one slot numbering for both.
+   * that integer in a {@link LongTable}, the others in a map; one slot numbering for both.
    */
   static final class Strings extends KeySlots {
-    private final Longs integers = new Longs();
+    private final LongTable integers = new LongTable();
     private final Map<Object, Integer> others = new HashMap<>();
 
     @Override
@@ -75,7 +111,7 @@ abstract class KeySlots {
       long k = IntegerText.valueOf((String) key);
       int slot;
       if (k != IntegerText.NONE) {
-        slot = integers.removeKey(k);
+        slot = integers.remove(k);
       } else {
         Integer held = others.remove(key);
         slot = held == null ? -1 : held;
@@ -99,11 +135,11 @@ abstract class KeySlots {
   }
 
   /**
-   * Integer keys ({@code Long}s): open addressing with linear probing over primitive arrays, at
-   * most half full, removals shifting the run after them back (no tombstones), so a key costs no
-   * object and a lookup touches one or two cache lines.
+   * {@code long} keys to the slots they were given: open addressing with linear probing over
+   * primitive arrays, at most half full, removals shifting the run after them back (no
+   * tombstones), so a key costs no object and a lookup touches one or two cache lines.
    */
-  static final class Longs extends KeySlots {
+  private static final class LongTable {
     private long[] keys = new long[16];
     /** Per table position: the key's slot plus one; 0 for an empty position. */
     private int[] slotPlusOne = new int[16];
@@ -126,24 +162,13 @@ abstract class KeySlots {
       return -1 - i; // where it would go
     }
 
-    @Override
-    int slotOf(Object key) {
-      return slotOf((long) (Long) key);
-    }
-
+    /** The key's slot, or -1. */
     int slotOf(long key) {
       int i = indexOf(key);
       return i < 0 ? -1 : slotPlusOne[i] - 1;
     }
 
-    @Override
-    int add(Object key) {
-      int slot = takeSlot();
-      put((Long) key, slot);
-      return slot;
-    }
-
-    /** Adds a key not held at {@code slot}. */
+    /** Adds a key not held, at {@code slot}. */
     void put(long k, int slot) {
       if ((size + 1) * 2 > keys.length) {
         grow();
@@ -157,17 +182,8 @@ abstract class KeySlots {
       size++;
     }
 
-    @Override
-    int remove(Object key) {
-      int slot = removeKey((Long) key);
-      if (slot >= 0) {
-        freeSlot(slot);
-      }
-      return slot;
-    }
-
-    /** Removes the key: the slot it had (not freed here), or -1. */
-    int removeKey(long key) {
+    /** Removes the key: the slot it had, or -1. */
+    int remove(long key) {
       int i = indexOf(key);
       if (i < 0) {
         return -1;
@@ -190,12 +206,10 @@ abstract class KeySlots {
       return slot;
     }
 
-    @Override
     int size() {
       return size;
     }
 
-    @Override
     long bytes() {
       return keys.length * 12L;
     }
